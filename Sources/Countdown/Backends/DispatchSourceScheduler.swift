@@ -1,0 +1,86 @@
+import Dispatch
+
+/// Strategy 1: one `DispatchSourceTimer` per countdown, repeating every tick; each handler
+/// call takes one tick off the counter, as the articles built it.
+///
+/// Timers live in libdispatch's timer heap: no thread per countdown. Because it counts calls,
+/// a process frozen for S seconds finishes S late (libdispatch coalesces the missed intervals
+/// into one call), and the wall clock never moves it.
+public final class DispatchSourceScheduler: CountdownScheduler {
+    public let profile: CountdownProfile
+    private let table: KeyedCountdowns<DispatchSourceMechanism>
+
+    /// - Parameters:
+    ///   - tickInterval: `T`, at least ``CountdownLimits/minimumTickInterval``.
+    ///   - maximumDuration: the longest countdown accepted.
+    ///   - deliveryQueue: the serial queue observers run on (the main queue in an app);
+    ///     a private one by default.
+    public init(
+        tickInterval: Duration = .seconds(1),
+        maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
+        deliveryQueue: DispatchQueue? = nil
+    ) throws(CountdownError) {
+        let settings = try SchedulerSettings(
+            tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
+            deliveryQueue: deliveryQueue, label: "countdown.dispatch-source")
+        table = KeyedCountdowns(
+            settings: settings,
+            mechanism: DispatchSourceMechanism(
+                tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers")))
+        profile = CountdownProfile(
+            name: "dispatch-source",
+            mechanism: "one DispatchSourceTimer per countdown, repeating every tick; counts handler calls",
+            threads: "none of its own: libdispatch's timer heap and one serial handler queue",
+            suspension: .finishesLateByFreeze,
+            wallClockJump: .immune,
+            capacity: nil,
+            maximumDuration: maximumDuration)
+    }
+
+    deinit { table.shutdown() }
+
+    public var tickInterval: Duration { table.settings.tickInterval }
+    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
+
+    @discardableResult
+    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try table.start(key: key, duration: duration, observer: observer)
+    }
+
+    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
+    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
+    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
+    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
+    public var activeKeys: [String] { table.activeKeys }
+    public var activeCount: Int { table.activeCount }
+    public func shutdown() { table.shutdown() }
+}
+
+struct DispatchSourceMechanism: CountdownMechanism {
+    let tick: Duration
+    /// One serial queue for every timer's handler: handlers only take the table's lock and
+    /// queue a delivery, so a slow observer never delays the counting.
+    let timerQueue: DispatchQueue
+
+    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now)
+    }
+
+    func arm(_ id: CountdownID, firstFire: MonotonicInstant,
+             table: KeyedCountdowns<Self>) -> OwnedDispatchTimer {
+        let timer = OwnedDispatchTimer(queue: timerQueue) { [weak table] in
+            _ = table?.fire(id)
+        }
+        timer.schedule(at: firstFire, repeating: tick)
+        timer.activate()
+        return timer
+    }
+
+    func disarm(_ timer: OwnedDispatchTimer) { timer.cancel() }
+
+    func shorten(_ timer: OwnedDispatchTimer, nextFire: MonotonicInstant) {
+        timer.schedule(at: nextFire, repeating: tick)
+    }
+}

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+
+/// Strategy 2: one `Operation` per countdown on an `OperationQueue`, looping
+/// deliver → sleep one tick → decrement, as the articles built it.
+///
+/// Each countdown blocks a thread for its whole life, and each sleep is relative to the
+/// moment the worker woke, so the countdown drifts by every wake-up's lateness. On Linux
+/// the queue's thread pool grows about one thread a second while its threads are blocked, so
+/// with many countdowns the later workers start late. Capacity is declared (the articles
+/// capped it at 20) and `start` beyond it throws instead of dropping the request.
+///
+/// The worker sleeps on a semaphore rather than in `Thread.sleep`, so that `pause` really
+/// pauses it and `cancel` ends it at once instead of after the rest of a long sleep.
+public final class OperationQueueScheduler: CountdownScheduler {
+    /// The articles' limits: 20 concurrent countdowns of at most 120 s.
+    public static let defaultCapacity = 20
+    public static let defaultMaximumDuration: Duration = .seconds(120)
+
+    public let profile: CountdownProfile
+    private let table: KeyedCountdowns<OperationQueueMechanism>
+
+    /// - Parameters:
+    ///   - capacity: the most countdowns at once; also the queue's
+    ///     `maxConcurrentOperationCount`, so every accepted countdown can have its worker.
+    public init(
+        tickInterval: Duration = .seconds(1),
+        capacity: Int = OperationQueueScheduler.defaultCapacity,
+        maximumDuration: Duration = OperationQueueScheduler.defaultMaximumDuration,
+        deliveryQueue: DispatchQueue? = nil
+    ) throws(CountdownError) {
+        let settings = try SchedulerSettings(
+            tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: capacity,
+            deliveryQueue: deliveryQueue, label: "countdown.operation-queue")
+        let queue = OperationQueue()
+        queue.name = "countdown.operation-queue.workers"
+        queue.maxConcurrentOperationCount = capacity
+        table = KeyedCountdowns(
+            settings: settings, mechanism: OperationQueueMechanism(tick: tickInterval, queue: queue))
+        profile = CountdownProfile(
+            name: "operation-queue",
+            mechanism: "one Operation per countdown looping deliver → sleep one tick → decrement",
+            threads: "one blocked pool thread per countdown (the pool grows ~1 thread/s on Linux)",
+            suspension: .finishesLateByFreeze,
+            wallClockJump: .immune,
+            capacity: capacity,
+            maximumDuration: maximumDuration)
+    }
+
+    deinit { table.shutdown() }
+
+    var operationQueue: OperationQueue { table.mechanism.queue }
+
+    public var tickInterval: Duration { table.settings.tickInterval }
+    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
+
+    @discardableResult
+    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try table.start(key: key, duration: duration, observer: observer)
+    }
+
+    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
+    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
+    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
+    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
+    public var activeKeys: [String] { table.activeKeys }
+    public var activeCount: Int { table.activeCount }
+    public func shutdown() { table.shutdown() }
+}
+
+struct OperationQueueMechanism: CountdownMechanism {
+    let tick: Duration
+    let queue: OperationQueue
+
+    /// Wakes a sleeping worker when its countdown is paused, resumed or ended.
+    final class Worker: Sendable {
+        let wakeUp = DispatchSemaphore(value: 0)
+    }
+
+    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now)
+    }
+
+    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Worker {
+        let worker = Worker()
+        let operation = BlockOperation { [weak table] in
+            // The table decides; the worker only sleeps. Each fire is relative to the moment
+            // this thread woke (TickCount restarts its interval there), as a sleep loop is.
+            while let step = table?.workerStep(id) {
+                switch step {
+                case .exit: return
+                case .waitForResume: worker.wakeUp.wait()
+                case .sleep(let until): _ = worker.wakeUp.wait(timeout: until.dispatchTime)
+                }
+            }
+        }
+        operation.name = id.key
+        queue.addOperation(operation)
+        return worker
+    }
+
+    func disarm(_ worker: Worker) { worker.wakeUp.signal() }
+
+    /// The worker stays; woken, it finds the countdown paused and waits for a resume.
+    func pause(_ worker: Worker) -> Worker? {
+        worker.wakeUp.signal()
+        return worker
+    }
+
+    func resume(_ worker: Worker?, id: CountdownID, firstFire: MonotonicInstant,
+                table: KeyedCountdowns<Self>) -> Worker {
+        guard let worker else { return arm(id, firstFire: firstFire, table: table) }
+        worker.wakeUp.signal()
+        return worker
+    }
+
+    /// Workers that have not started yet are dropped; running ones were woken by `disarm`
+    /// and return at once.
+    func shutdown() { queue.cancelAllOperations() }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+
+/// Strategy 3: one dedicated `Thread` running its own `RunLoop`, one repeating `Timer` per
+/// countdown in `.common` mode (so it would not stall while a main run loop tracks a scroll);
+/// each fire takes one tick off the counter.
+///
+/// One thread in all, whatever the number of countdowns; corelibs keeps the timers in a sorted
+/// array, so each fire costs a re-insert that grows with the count. Counting fires, it finishes
+/// late by a freeze; timers are scheduled on the monotonic clock, so the wall clock never moves
+/// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``shutdown()``.
+public final class RunLoopScheduler: CountdownScheduler {
+    public let profile: CountdownProfile
+    private let table: KeyedCountdowns<RunLoopMechanism>
+
+    public init(
+        tickInterval: Duration = .seconds(1),
+        maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
+        deliveryQueue: DispatchQueue? = nil
+    ) throws(CountdownError) {
+        let settings = try SchedulerSettings(
+            tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
+            deliveryQueue: deliveryQueue, label: "countdown.run-loop")
+        table = KeyedCountdowns(
+            settings: settings, mechanism: RunLoopMechanism(tick: tickInterval, thread: RunLoopThread()))
+        profile = CountdownProfile(
+            name: "run-loop",
+            mechanism: "one Thread running its own RunLoop; one repeating Timer per countdown in .common mode; counts fires",
+            threads: "one dedicated thread, whatever the count",
+            suspension: .finishesLateByFreeze,
+            wallClockJump: .immune,
+            capacity: nil,
+            maximumDuration: maximumDuration)
+    }
+
+    deinit { table.shutdown() }
+
+    /// Whether the scheduler's run-loop thread is still running: false once shut down.
+    public var isThreadRunning: Bool { loopThread.isRunning }
+
+    var loopThread: RunLoopThread { table.mechanism.thread }
+
+    public var tickInterval: Duration { table.settings.tickInterval }
+    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
+
+    @discardableResult
+    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try table.start(key: key, duration: duration, observer: observer)
+    }
+
+    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
+    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
+    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
+    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
+    public var activeKeys: [String] { table.activeKeys }
+    public var activeCount: Int { table.activeCount }
+    public func shutdown() { table.shutdown() }
+}
+
+struct RunLoopMechanism: CountdownMechanism {
+    let tick: Duration
+    let thread: RunLoopThread
+
+    /// `@unchecked Sendable`: see ``RunLoopThread``; only invalidated and re-dated, through
+    /// CFRunLoopTimer calls that lock.
+    final class TimerHandle: @unchecked Sendable {
+        let timer: Timer
+        init(_ timer: Timer) { self.timer = timer }
+    }
+
+    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now)
+    }
+
+    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> TimerHandle {
+        // `Timer(fire:…)`, not `Timer(timeInterval:repeats:block:)`: corelibs gives the latter a
+        // fire date of now, so added by hand it fires once at once, which would count a tick.
+        let timer = Timer(
+            fire: Self.date(of: firstFire), interval: tick.seconds, repeats: true
+        ) { [weak table] _ in
+            _ = table?.fire(id)
+        }
+        thread.add(timer)
+        return TimerHandle(timer)
+    }
+
+    func disarm(_ handle: TimerHandle) { handle.timer.invalidate() }
+
+    func shorten(_ handle: TimerHandle, nextFire: MonotonicInstant) {
+        handle.timer.fireDate = Self.date(of: nextFire)
+    }
+
+    func shutdown() { thread.stop() }
+
+    /// CFRunLoop takes a `Date` and converts it to its monotonic clock at once, so a later
+    /// change of the wall clock does not move the timer.
+    private static func date(of instant: MonotonicInstant) -> Date {
+        Date(timeIntervalSinceNow: (instant - .now).seconds)
+    }
+}

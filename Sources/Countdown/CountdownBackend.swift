@@ -1,0 +1,84 @@
+import Dispatch
+
+/// The built-in backends by their command-line names, each able to make a scheduler, so the
+/// benchmark, the conformance suite and tests can run "every backend" without listing types.
+public struct CountdownBackend: Sendable, CustomStringConvertible {
+    /// What a scheduler is made with. Fields a backend has no use for are ignored.
+    public struct Options: Sendable {
+        public var tickInterval: Duration
+        public var deliveryQueue: DispatchQueue?
+        /// For backends with a declared capacity; nil keeps the backend's default.
+        public var capacity: Int?
+        /// Nil keeps the backend's default.
+        public var maximumDuration: Duration?
+
+        public init(
+            tickInterval: Duration = .seconds(1),
+            deliveryQueue: DispatchQueue? = nil,
+            capacity: Int? = nil,
+            maximumDuration: Duration? = nil
+        ) {
+            self.tickInterval = tickInterval
+            self.deliveryQueue = deliveryQueue
+            self.capacity = capacity
+            self.maximumDuration = maximumDuration
+        }
+    }
+
+    /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
+    public let name: String
+    /// `wall` or `continuous` for the timestamp backend; nil otherwise.
+    public let variant: String?
+    private let factory: @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
+
+    /// `name`, or `name(variant)`.
+    public var description: String { variant.map { "\(name)(\($0))" } ?? name }
+
+    public func makeScheduler(_ options: Options = Options()) throws(CountdownError) -> any CountdownScheduler {
+        try factory(options)
+    }
+
+    public static let dispatchSource = CountdownBackend(name: "dispatch-source", variant: nil) {
+        (o: Options) throws(CountdownError) in
+        try DispatchSourceScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    public static let operationQueue = CountdownBackend(name: "operation-queue", variant: nil) {
+        (o: Options) throws(CountdownError) in
+        try OperationQueueScheduler(
+            tickInterval: o.tickInterval,
+            capacity: o.capacity ?? OperationQueueScheduler.defaultCapacity,
+            maximumDuration: o.maximumDuration ?? OperationQueueScheduler.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    public static let runLoop = CountdownBackend(name: "run-loop", variant: nil) {
+        (o: Options) throws(CountdownError) in
+        try RunLoopScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    public static func timestamp(_ clock: CountdownClock) -> CountdownBackend {
+        CountdownBackend(name: "timestamp", variant: clock.name) { (o: Options) throws(CountdownError) in
+            try TimestampScheduler(
+                tickInterval: o.tickInterval, clock: clock,
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+                deliveryQueue: o.deliveryQueue)
+        }
+    }
+
+    /// Every built-in backend, the timestamp backend once per clock.
+    public static let all: [CountdownBackend] = [
+        .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous),
+    ]
+
+    /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives both clocks.
+    public static func named(_ name: String) -> [CountdownBackend] {
+        all.filter { $0.name == name || $0.description == name }
+    }
+}

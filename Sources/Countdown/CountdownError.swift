@@ -1,0 +1,41 @@
+/// Why a scheduler refused a request. A refused request changes nothing.
+public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Keys identify countdowns; the empty string is not a key.
+    case emptyKey
+    /// A countdown must last some time.
+    case nonPositiveDuration(Duration)
+    /// The duration exceeds what the backend declares it can count.
+    case durationAboveMaximum(Duration, maximum: Duration)
+    /// The tick interval must be positive.
+    case nonPositiveTickInterval(Duration)
+    /// Ticks shorter than ``CountdownLimits/minimumTickInterval`` would spin a core.
+    case tickIntervalTooShort(Duration, minimum: Duration)
+    /// The backend already runs as many countdowns as it declares it can; the request was
+    /// refused, not dropped.
+    case capacityExceeded(capacity: Int)
+    /// The backend's own configuration is out of range (a capacity below one, say).
+    case invalidConfiguration(String)
+    /// ``CountdownScheduler/shutdown()`` was called; the scheduler takes no more countdowns.
+    case shutDown
+
+    public var description: String {
+        switch self {
+        case .emptyKey:
+            "the key is empty"
+        case .nonPositiveDuration(let d):
+            "the duration \(d.countdownText) is not positive"
+        case .durationAboveMaximum(let d, let maximum):
+            "the duration \(d.countdownText) exceeds this backend's maximum of \(maximum.countdownText)"
+        case .nonPositiveTickInterval(let t):
+            "the tick interval \(t.countdownText) is not positive"
+        case .tickIntervalTooShort(let t, let minimum):
+            "the tick interval \(t.countdownText) is below the minimum of \(minimum.countdownText)"
+        case .capacityExceeded(let capacity):
+            "this backend already runs its declared capacity of \(capacity) countdowns"
+        case .invalidConfiguration(let why):
+            "invalid configuration: \(why)"
+        case .shutDown:
+            "the scheduler has been shut down"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// What a backend declares about itself: its name, its mechanism, and the outcomes the
+/// profiles of DESIGN.md measure. Declared, not assumed: the conformance suite checks
+/// that what it observes matches, and the results show both side by side.
+public struct CountdownProfile: Sendable, Hashable {
+    /// When the whole process is frozen for a while (an app suspended in the background,
+    /// or `SIGSTOP` … `SIGCONT`), where does the countdown end up?
+    public enum Suspension: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Time is counted in ticks; the frozen ticks are not counted, so the countdown
+        /// finishes about the length of the freeze late.
+        case finishesLateByFreeze = "late-by-freeze"
+        /// Remaining time is read from a clock; the countdown finishes on its original
+        /// deadline (or at once on resume, if the deadline passed during the freeze).
+        case keepsDeadline = "keeps-deadline"
+    }
+
+    /// When the system's wall clock is changed mid-countdown, what happens?
+    public enum WallClockJump: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Nothing: the backend never reads the wall clock.
+        case immune
+        /// The deadline moves with the wall clock: forward ends it early, back delays it.
+        case movesCountdown = "moves-countdown"
+    }
+
+    /// The command-line name: `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
+    public var name: String
+    /// The variant, when a backend has more than one (`wall`, `continuous`); else nil.
+    public var variant: String?
+    /// One line on how it times: "one DispatchSourceTimer per countdown, counting ticks".
+    public var mechanism: String
+    /// The threads it uses, and how their number grows with the countdowns.
+    public var threads: String
+    public var suspension: Suspension
+    public var wallClockJump: WallClockJump
+    /// The most countdowns it runs at once; `start` beyond it throws. Nil: no fixed limit.
+    public var capacity: Int?
+    /// The longest duration it accepts; longer ones throw.
+    public var maximumDuration: Duration
+
+    public init(
+        name: String,
+        variant: String? = nil,
+        mechanism: String,
+        threads: String,
+        suspension: Suspension,
+        wallClockJump: WallClockJump,
+        capacity: Int?,
+        maximumDuration: Duration
+    ) {
+        self.name = name
+        self.variant = variant
+        self.mechanism = mechanism
+        self.threads = threads
+        self.suspension = suspension
+        self.wallClockJump = wallClockJump
+        self.capacity = capacity
+        self.maximumDuration = maximumDuration
+    }
+
+    /// `name` alone, or `name(variant)`: `timestamp(wall)`.
+    public var displayName: String {
+        variant.map { "\(name)(\($0))" } ?? name
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+
+/// Runs countdowns identified by keys, and tells each countdown's observer how much time
+/// is left: the "Retry in 42 s" button, a sale timer per cell of a list, a rate-limit
+/// window per user.
+///
+/// A countdown belongs to the scheduler, not to the screen that started it: a screen that
+/// is created again calls ``start(key:duration:observer:)`` with the same key and is
+/// *attached* to the countdown that is still running, with the time that remains.
+///
+/// Each scheduler has a *tick interval* `T` (fixed when it is made) and a serial
+/// *delivery queue* (the main queue, in an app) on which every observer is called.
+///
+/// ## Implementation requirements
+///
+/// A conforming type must do all of the following; `CountdownConformance` checks each one.
+///
+/// 1. **Start.** `start(key:duration:observer:)` with no countdown under `key` starts one and
+///    returns ``CountdownStart/started``; the observer receives a first tick carrying the full
+///    duration at once (one hop to the delivery queue).
+/// 2. **Attach.** With a countdown already under `key`, `start` neither restarts nor extends
+///    it. The new observer replaces the old one (which hears nothing more), receives one tick
+///    with the current remaining time at once, and `start` returns
+///    ``CountdownStart/attached(remaining:)``.
+/// 3. **Refuse bad input, change nothing.** `start` throws a ``CountdownError`` and leaves
+///    every countdown as it was for: an empty key, a duration that is not positive or above
+///    ``profile``'s `maximumDuration`, more concurrent countdowns than its declared
+///    `capacity`, or a scheduler that was shut down. A tick interval that is not positive
+///    is refused when the scheduler is made. Nothing is ever dropped silently.
+/// 4. **Ticks.** While time remains, a tick at about start + k·T (k = 1, 2, …), never
+///    before it. Remaining values never increase, and a tick never carries zero or less.
+/// 5. **Finish exactly once, never early.** One ``CountdownEvent/Kind/finished`` event, with
+///    remaining zero, never before the deadline (start + duration + time spent paused) as
+///    measured by the backend's own notion of time, and nothing after it. The key is then
+///    free: `start` with it begins a new countdown.
+/// 6. **Cancel.** `cancel(key:)` returns whether a countdown was running. No callback for it
+///    *begins* after `cancel` returns: not a late tick, not a finish. (A callback that had
+///    already begun on the delivery queue when another thread cancelled may still run to its
+///    end; called on the delivery queue itself, `cancel` is exact.)
+/// 7. **Pause and resume.** While paused no ticks are delivered and ``remaining(key:)`` is
+///    frozen; after `resume(key:)` the countdown continues from where it stopped and its
+///    deadline moves by the time spent paused. Pausing a paused or unknown key, or resuming
+///    a running or unknown one, returns false and changes nothing.
+/// 8. **Queries.** ``remaining(key:)`` returns the time left (nil for an unknown key);
+///    ``activeKeys`` and ``activeCount`` list the running and paused countdowns.
+/// 9. **Delivery.** Every observer call happens on the delivery queue, one at a time. An
+///    observer may call any method of the scheduler without deadlock.
+/// 10. **Thread safety.** Every method may be called from any thread at any time.
+/// 11. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
+///     finished, was cancelled or was replaced (once its delivery queue has run what was
+///     already queued). ``shutdown()``, or releasing the scheduler, cancels every countdown
+///     and ends every thread the scheduler started.
+///
+/// What tells the strategies apart — suspension, wall-clock jumps, drift, head-of-line
+/// blocking, capacity and cost — is declared in ``profile`` and measured by
+/// `countdown-bench`, not required here.
+public protocol CountdownScheduler: AnyObject, Sendable {
+    /// What this backend declares about itself.
+    var profile: CountdownProfile { get }
+
+    /// The interval between ticks, `T`.
+    var tickInterval: Duration { get }
+
+    /// The serial queue on which observers are called.
+    var deliveryQueue: DispatchQueue { get }
+
+    /// Starts a countdown under `key`, or attaches `observer` to the one already running.
+    ///
+    /// - Throws: ``CountdownError``; when it throws, nothing has changed.
+    @discardableResult
+    func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+
+    /// Stops the countdown under `key` without a finish event.
+    /// - Returns: whether a countdown (running or paused) was there.
+    @discardableResult
+    func cancel(key: String) -> Bool
+
+    /// Freezes the countdown under `key`.
+    /// - Returns: false, changing nothing, when the key is unknown or already paused.
+    @discardableResult
+    func pause(key: String) -> Bool
+
+    /// Continues a paused countdown from where it stopped.
+    /// - Returns: false, changing nothing, when the key is unknown or not paused.
+    @discardableResult
+    func resume(key: String) -> Bool
+
+    /// The time left on the countdown under `key`, or nil when there is none.
+    /// Zero when the deadline has passed and the finish is on its way.
+    func remaining(key: String) -> Duration?
+
+    /// The keys of the running and paused countdowns, in no particular order.
+    var activeKeys: [String] { get }
+
+    /// How many countdowns are running or paused.
+    var activeCount: Int { get }
+
+    /// Cancels every countdown, refuses new ones, and ends the threads the scheduler
+    /// started. Idempotent; also done when the scheduler is released.
+    func shutdown()
+}

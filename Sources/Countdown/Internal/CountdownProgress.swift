@@ -1,0 +1,38 @@
+/// How a backend knows how much time is left: the strategy's notion of time, kept apart from
+/// the timer that wakes it up.
+protocol CountdownProgress: Sendable {
+    /// Time left now; frozen while paused; zero once the deadline has passed.
+    func remaining(at now: MonotonicInstant) -> Duration
+
+    /// When the next fire is due. Meaningless while paused.
+    var nextFire: MonotonicInstant { get }
+
+    /// True when the interval up to ``nextFire`` is shorter than a tick (the last piece of a
+    /// duration that is not a whole number of ticks), so a repeating timer must be moved.
+    var nextIntervalIsShort: Bool { get }
+
+    /// A fire happened at `now`: account for it.
+    mutating func advance(at now: MonotonicInstant) -> ProgressStep
+
+    /// Records a remaining time told to an observer outside `advance` (an attach), so later
+    /// ticks never carry more.
+    mutating func told(_ remaining: Duration)
+
+    mutating func pause(at now: MonotonicInstant)
+
+    /// After this, ``nextFire`` is the first fire after the pause.
+    mutating func resume(at now: MonotonicInstant)
+}
+
+enum ProgressStep: Equatable {
+    /// Tell the observer this much remains.
+    case tick(Duration)
+    /// Woken for the deadline, but the clock says it has not passed yet: nothing to tell,
+    /// sleep again until ``CountdownProgress/nextFire``.
+    case quiet
+    case finished
+}
+
+extension CountdownProgress {
+    mutating func told(_ remaining: Duration) {}
+}

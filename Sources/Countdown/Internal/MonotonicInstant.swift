@@ -1,0 +1,42 @@
+import Dispatch
+
+/// A point on `CLOCK_MONOTONIC` (what `DispatchTime` reads on Linux), in nanoseconds.
+/// Every backend schedules its timers on this clock; only the timestamp backend also
+/// reads another one to compute what remains.
+struct MonotonicInstant: Comparable, Hashable, Sendable {
+    var nanoseconds: UInt64
+
+    static var now: MonotonicInstant {
+        MonotonicInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    var dispatchTime: DispatchTime { DispatchTime(uptimeNanoseconds: nanoseconds) }
+
+    static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool {
+        a.nanoseconds < b.nanoseconds
+    }
+
+    /// Saturates at the clock's ends instead of trapping.
+    static func + (instant: MonotonicInstant, offset: Duration) -> MonotonicInstant {
+        let ns = offset.nanoseconds
+        if ns >= 0 {
+            let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(UInt64(ns))
+            return MonotonicInstant(nanoseconds: overflow ? .max : sum)
+        }
+        let magnitude = ns == .min ? UInt64(Int64.max) + 1 : UInt64(-ns)
+        return MonotonicInstant(nanoseconds: instant.nanoseconds > magnitude ? instant.nanoseconds - magnitude : 1)
+    }
+
+    static func - (later: MonotonicInstant, earlier: MonotonicInstant) -> Duration {
+        if later.nanoseconds >= earlier.nanoseconds {
+            return .nanoseconds(Int64(clamping: later.nanoseconds - earlier.nanoseconds))
+        }
+        return .nanoseconds(-Int64(clamping: earlier.nanoseconds - later.nanoseconds))
+    }
+}
+
+extension Duration {
+    var dispatchInterval: DispatchTimeInterval {
+        .nanoseconds(Int(clamping: nanoseconds))
+    }
+}

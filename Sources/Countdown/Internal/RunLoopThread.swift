@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A dedicated thread running its own `RunLoop` until ``stop()``.
+///
+/// `@unchecked Sendable` because `RunLoop` and `Timer` are not annotated. The only thing done
+/// to them from other threads is adding and invalidating timers, which go to
+/// `CFRunLoopAddTimer` and `CFRunLoopTimerInvalidate`: both lock the run loop and wake it.
+/// Everything else is set before `init` returns and never changed.
+final class RunLoopThread: @unchecked Sendable {
+    static let threadName = "countdown.runloop"
+
+    private let thread: Thread
+    private var runLoop: RunLoop!
+    /// A run loop with no timer returns at once; this one keeps it alive between countdowns.
+    private var keepAlive: Timer!
+    private let stopRequested = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    private let running = Atomic<Bool>(false)
+
+    init() {
+        let ready = DispatchSemaphore(value: 0)
+        let box = Unowned()
+        thread = Thread {
+            box.value?.run(ready: ready)
+        }
+        box.value = self
+        thread.name = Self.threadName
+        thread.start()
+        ready.wait()
+    }
+
+    /// Breaks the retain cycle thread → closure → self until `run` starts.
+    private final class Unowned: @unchecked Sendable {
+        weak var value: RunLoopThread?
+    }
+
+    private func run(ready: DispatchSemaphore) {
+        runLoop = RunLoop.current
+        keepAlive = Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }
+        runLoop.add(keepAlive, forMode: .common)
+        running.store(true, ordering: .releasing)
+        ready.signal()
+        // `run(mode:before:)` returns when the mode has no timer left (after `stop()`), or at
+        // the limit; the limit only bounds how long a missed stop could go unnoticed.
+        let loop = runLoop!
+        while !stopRequested.load(ordering: .acquiring) {
+            _ = loop.run(mode: .default, before: Date(timeIntervalSinceNow: 60))
+        }
+        running.store(false, ordering: .releasing)
+        exited.signal()
+    }
+
+    /// Whether the thread is still running its loop.
+    var isRunning: Bool { running.load(ordering: .acquiring) }
+
+    func add(_ timer: Timer) {
+        runLoop.add(timer, forMode: .common)
+    }
+
+    /// Ends the thread and waits (up to a few seconds) until it has. Call it only after every
+    /// countdown's timer was invalidated.
+    func stop() {
+        guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // A timer due now wakes the loop; once it has invalidated the keep-alive timer the
+        // mode is empty and `run` returns.
+        add(Timer(fire: Date(), interval: 0, repeats: false) { [self] _ in keepAlive.invalidate() })
+        guard Thread.current != thread else { return }
+        _ = exited.wait(timeout: .now() + .seconds(5))
+    }
+}

@@ -1,0 +1,38 @@
+import Dispatch
+
+/// The validated settings every backend is made with.
+struct SchedulerSettings: Sendable {
+    let tickInterval: Duration
+    let maximumDuration: Duration
+    let capacity: Int?
+    let deliveryQueue: DispatchQueue
+
+    /// Refuses what no backend can honour; `label` names the default delivery queue.
+    init(
+        tickInterval: Duration,
+        maximumDuration: Duration,
+        capacity: Int?,
+        deliveryQueue: DispatchQueue?,
+        label: String
+    ) throws(CountdownError) {
+        guard tickInterval > .zero else { throw .nonPositiveTickInterval(tickInterval) }
+        guard tickInterval >= CountdownLimits.minimumTickInterval else {
+            throw .tickIntervalTooShort(tickInterval, minimum: CountdownLimits.minimumTickInterval)
+        }
+        guard maximumDuration > .zero else {
+            throw .invalidConfiguration("the maximum duration \(maximumDuration.countdownText) is not positive")
+        }
+        // Deadlines are kept in nanoseconds of uptime; a century keeps them far from overflow.
+        let century = Duration.seconds(100 * 365 * 24 * 3600)
+        guard maximumDuration <= century else {
+            throw .invalidConfiguration("the maximum duration \(maximumDuration.countdownText) exceeds a century")
+        }
+        if let capacity, capacity < 1 {
+            throw .invalidConfiguration("the capacity \(capacity) is below one")
+        }
+        self.tickInterval = tickInterval
+        self.maximumDuration = maximumDuration
+        self.capacity = capacity
+        self.deliveryQueue = deliveryQueue ?? DispatchQueue(label: "\(label).delivery")
+    }
+}

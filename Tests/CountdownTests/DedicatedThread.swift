@@ -1,0 +1,38 @@
+import Dispatch
+import Testing
+
+/// Runs each test's jobs on a serial dispatch queue of its own.
+///
+/// Why: on Linux, Swift concurrency's executor and `OperationQueue` draw threads from the same
+/// width-limited libdispatch pool (two threads on two cores). The operation-queue backend parks
+/// one of them per sleeping countdown, and the pool grows only about one thread a second, so
+/// without this a test's own `Task.sleep` can resume seconds late — the very starvation the
+/// benchmark measures. A serial queue always gets a thread (it is overcommit), so the tests'
+/// waits, pauses and watchdogs keep time whatever the backend under test does to the pool.
+struct DedicatedThread: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        try await withTaskExecutorPreference(QueueExecutor(label: "countdown.tests.\(test.name)")) {
+            try await function()
+        }
+    }
+}
+
+extension Trait where Self == DedicatedThread {
+    static var dedicatedThread: Self { DedicatedThread() }
+}
+
+final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
