@@ -113,6 +113,19 @@ struct ContractTests {
         settle(for: .milliseconds(60))
         queue.drain()
 
+        // The same behind a busy queue: ticks queued for the old observer stay silent.
+        let behind = EventLog(deliveryQueue: queue), successor = EventLog(deliveryQueue: queue)
+        try scheduler.start(key: "held", duration: duration, observer: behind.observer)
+        #expect(await behind.wait { $0.count >= 2 })
+        let behindCount = behind.count
+        try queue.holding {
+            settle(for: .milliseconds(60))
+            _ = try scheduler.start(key: "held", duration: duration, observer: successor.observer)
+        }
+        #expect(await successor.wait { $0.count >= 2 })
+        queue.drain()
+        #expect(behind.count == behindCount, "ticks queued before the attach reached the old observer")
+
         #expect(old.count == oldCount, "the old observer heard \(old.all.dropFirst(oldCount).map(\.event))")
         #expect(old.finishes.isEmpty)
         let first = try #require(new.all.first)
@@ -150,6 +163,16 @@ struct ContractTests {
         let (cancelled, countAtCancel) = queue.queue.sync { (scheduler.cancel(key: "b"), onQueue.count) }
         #expect(cancelled)
 
+        // Ticks already queued behind a busy delivery queue are silenced by the cancel.
+        let queued = EventLog(deliveryQueue: queue)
+        try scheduler.start(key: "q", duration: .seconds(5), observer: queued.observer)
+        #expect(await queued.wait { $0.count >= 2 })
+        let countBeforeHold = queued.count
+        queue.holding {
+            settle(for: .milliseconds(60))  // six ticks queue up behind the hold
+            #expect(scheduler.cancel(key: "q"))
+        }
+
         // A paused countdown is cancelled too.
         let paused = EventLog(deliveryQueue: queue)
         try scheduler.start(key: "c", duration: .seconds(5), observer: paused.observer)
@@ -159,6 +182,7 @@ struct ContractTests {
         settle(for: .milliseconds(150))  // fifteen ticks of silence
         queue.drain()
         #expect(fromThread.count == countAfterCancel)
+        #expect(queued.count == countBeforeHold, "queued ticks were delivered after cancel returned")
         #expect(onQueue.count == countAtCancel)
         #expect(fromThread.finishes.isEmpty && onQueue.finishes.isEmpty && paused.finishes.isEmpty)
         #expect(scheduler.activeCount == 0)
@@ -363,10 +387,13 @@ struct ContractTests {
         }
         #expect(scheduler.pause(key: "k0"))
         #expect(await eventually { logs[1].count >= 3 })
-        scheduler.shutdown()
-        scheduler.shutdown()
         queue.drain()
         let counts = logs.map(\.count)
+        queue.holding {
+            settle(for: .milliseconds(50))  // ticks queue up behind the hold
+            scheduler.shutdown()
+        }
+        scheduler.shutdown()
         #expect(scheduler.activeCount == 0)
         settle(for: .milliseconds(100))
         queue.drain()

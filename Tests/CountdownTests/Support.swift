@@ -31,6 +31,19 @@ final class MarkedQueue: Sendable {
 
     /// Runs everything queued so far.
     func drain() { queue.sync {} }
+
+    /// Blocks the queue until `body` returns, so deliveries pile up behind it: what a slow
+    /// observer (or a busy main thread) does.
+    func holding<T>(_ body: () throws -> T) rethrows -> T {
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        queue.async {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        defer { release.signal() }
+        return try body()
+    }
 }
 
 /// Records the events of one observer with the monotonic time they began at.

@@ -55,6 +55,9 @@ final class RunLoopThread: @unchecked Sendable {
     /// Whether the thread is still running its loop.
     var isRunning: Bool { running.load(ordering: .acquiring) }
 
+    /// Whether the OS thread itself has ended (a moment after the loop).
+    var isFinished: Bool { thread.isFinished }
+
     func add(_ timer: Timer) {
         runLoop.add(timer, forMode: .common)
     }
