@@ -1,1 +1,5 @@
-print("placeholder")
+// Only this line runs at top level: top-level code is main-actor isolated, and closures written
+// here would trap when run on a dispatch queue. Everything else lives in non-isolated types.
+import Foundation
+
+exit(BenchCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -17,6 +17,13 @@ public struct CountdownEvent: Sendable, Hashable {
     /// Time left when the event was produced: positive for a tick, zero when finished.
     public let remaining: Duration
 
+    /// The remaining time in whole seconds, rounded up: what a "Retry in 42 s" button shows,
+    /// so it never reads 0 while it is still disabled.
+    public var wholeSecondsRemaining: Int64 {
+        let (seconds, attoseconds) = remaining.components
+        return attoseconds > 0 ? seconds + 1 : seconds
+    }
+
     public init(key: String, kind: Kind, remaining: Duration) {
         self.key = key
         self.kind = kind

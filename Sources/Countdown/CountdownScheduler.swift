@@ -22,6 +22,8 @@ import Dispatch
 ///    it. The new observer replaces the old one (which hears nothing more), receives one tick
 ///    with the current remaining time at once, and `start` returns
 ///    ``CountdownStart/attached(remaining:)``.
+///    ``attach(key:observer:)`` does the same, but only attaches: with no countdown under the
+///    key it returns nil and changes nothing (a screen created again must not start one).
 /// 3. **Refuse bad input, change nothing.** `start` throws a ``CountdownError`` and leaves
 ///    every countdown as it was for: an empty key, a duration that is not positive or above
 ///    ``profile``'s `maximumDuration`, more concurrent countdowns than its declared
@@ -70,6 +72,13 @@ public protocol CountdownScheduler: AnyObject, Sendable {
     @discardableResult
     func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
+
+    /// Attaches `observer` to the countdown running under `key`, as `start` would, but never
+    /// starts one.
+    /// - Returns: the remaining time told to the observer, or nil (changing nothing) when no
+    ///   countdown runs under `key`.
+    @discardableResult
+    func attach(key: String, observer: @escaping CountdownObserver) -> Duration?
 
     /// Stops the countdown under `key` without a finish event.
     /// - Returns: whether a countdown (running or paused) was there.

@@ -139,6 +139,32 @@ struct ContractTests {
         #expect(finish.at < attachedAt + ns(duration), "finished as if restarted at the attach")
     }
 
+    @Test("attach(key:) attaches to a running countdown and never starts one", arguments: allBackends)
+    func attachOnly(backend: CountdownBackend) async throws {
+        let queue = MarkedQueue()
+        let scheduler = try makeScheduler(backend, tick: .milliseconds(20), queue: queue)
+        defer { scheduler.shutdown() }
+        let stray = EventLog(deliveryQueue: queue)
+        #expect(scheduler.attach(key: "sms", observer: stray.observer) == nil)
+        #expect(scheduler.activeCount == 0, "attach started a countdown")
+
+        let first = EventLog(deliveryQueue: queue), second = EventLog(deliveryQueue: queue)
+        try scheduler.start(key: "sms", duration: .seconds(3), observer: first.observer)
+        #expect(await first.wait { $0.count >= 5 })
+        let (remaining, firstCount) = queue.queue.sync {
+            (scheduler.attach(key: "sms", observer: second.observer), first.count)
+        }
+        let told = try #require(remaining, "no countdown to attach to")
+        #expect(told > .zero && told <= .seconds(3) - .milliseconds(80) + .milliseconds(1))
+        #expect(await second.wait { $0.count >= 3 })
+        queue.drain()
+        #expect(second.all.first?.event == CountdownEvent(key: "sms", kind: .tick, remaining: told))
+        #expect(first.count == firstCount, "the replaced observer kept hearing")
+        expectWellFormed(second.all, backend.description)
+        settle(for: .milliseconds(50))
+        #expect(stray.count == 0, "the observer of a refused attach was called")
+    }
+
     @Test("cancel reports whether a countdown ran, and nothing begins after it", arguments: allBackends)
     func cancel(backend: CountdownBackend) async throws {
         let queue = MarkedQueue()

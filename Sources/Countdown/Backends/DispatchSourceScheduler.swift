@@ -49,6 +49,11 @@ public final class DispatchSourceScheduler: CountdownScheduler {
         try table.start(key: key, duration: duration, observer: observer)
     }
 
+    @discardableResult
+    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        table.attach(key: key, observer: observer)
+    }
+
     @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
     @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
     @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }

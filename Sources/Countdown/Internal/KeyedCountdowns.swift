@@ -51,15 +51,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         let now = MonotonicInstant.now
         return try state.withLock { state throws(CountdownError) -> CountdownStart in
             guard !state.isShutDown else { throw .shutDown }
-            if var entry = state.entries[key] {
-                entry.slot.revoke()
-                entry.slot = ObserverSlot(observer)
-                let remaining = entry.progress.remaining(at: now)
-                entry.progress.told(remaining)
-                // A countdown whose deadline passed is finishing: the new observer hears the
-                // finish, never a tick of zero.
-                if remaining > .zero { enqueue(.tick(key, remaining), to: entry.slot) }
-                state.entries[key] = entry
+            if let remaining = attach(key: key, observer: observer, at: now, in: &state) {
                 return .attached(remaining: remaining)
             }
             if let capacity = settings.capacity, state.entries.count >= capacity {
@@ -75,6 +67,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             enqueue(.tick(key, duration), to: entry.slot)
             return .started
         }
+    }
+
+    func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        let now = MonotonicInstant.now
+        return state.withLock { attach(key: key, observer: observer, at: now, in: &$0) }
     }
 
     func cancel(key: String) -> Bool {
@@ -182,6 +179,23 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     // MARK: - Internals (lock held)
+
+    /// Replaces the observer of the countdown under `key`, if there is one, and tells the new
+    /// observer the remaining time at once.
+    private func attach(
+        key: String, observer: @escaping CountdownObserver, at now: MonotonicInstant, in state: inout State
+    ) -> Duration? {
+        guard var entry = state.entries[key] else { return nil }
+        entry.slot.revoke()
+        entry.slot = ObserverSlot(observer)
+        let remaining = entry.progress.remaining(at: now)
+        entry.progress.told(remaining)
+        // A countdown whose deadline passed is finishing: the new observer hears the finish,
+        // never a tick of zero.
+        if remaining > .zero { enqueue(.tick(key, remaining), to: entry.slot) }
+        state.entries[key] = entry
+        return remaining
+    }
 
     private func advance(
         _ entry: inout Entry, key: String, at now: MonotonicInstant, in state: inout State

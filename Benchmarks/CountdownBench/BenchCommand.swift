@@ -1,0 +1,62 @@
+import Foundation
+
+/// The `countdown-bench` command line: parses the subcommand and hands over to it.
+/// Exit status: 0 success, 1 a failure the command reports, 2 bad arguments.
+enum BenchCommand {
+    static let usage = """
+        countdown-bench — what each keyed-countdown strategy costs and gets wrong, measured.
+
+        USAGE: countdown-bench <subcommand> [options]
+
+        SUBCOMMANDS:
+          list          Each backend's name, mechanism and declared profile.
+
+        OPTIONS:
+          -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
+
+        Backends: \(CountdownCatalog.names.joined(separator: ", ")).
+        Figures are measured on Linux (corelibs Foundation and libdispatch); see README.md.
+        """
+
+    static func run(arguments: [String]) -> Int32 {
+        var output = StandardStreams()
+        do {
+            guard let subcommand = arguments.first else {
+                throw UsageError("no subcommand given (try --help)")
+            }
+            let rest = Array(arguments.dropFirst())
+            switch subcommand {
+            case "-h", "--help", "help":
+                output.write(usage + "\n")
+                return 0
+            case "list":
+                return try ListCommand(arguments: rest).run(&output)
+            default:
+                throw UsageError("unknown subcommand '\(subcommand)' (try --help)")
+            }
+        } catch let error as UsageError {
+            output.writeError("countdown-bench: \(error.message)\n")
+            return 2
+        } catch {
+            output.writeError("countdown-bench: \(error)\n")
+            return 1
+        }
+    }
+}
+
+/// Bad command-line input: reported in one line, exit status 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// stdout and stderr, unbuffered enough for progress lines.
+struct StandardStreams {
+    mutating func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    mutating func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

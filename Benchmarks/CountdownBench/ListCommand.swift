@@ -1,0 +1,98 @@
+import Countdown
+import Foundation
+
+/// `countdown-bench list`: every backend's name, mechanism and declared profile.
+struct ListCommand {
+    static let usage = """
+        USAGE: countdown-bench list [--backend NAME] [--format text|json]
+
+        Prints each backend's mechanism, its threads, and what it declares: whether a frozen
+        process makes it finish late, whether a wall-clock change moves it, its capacity and
+        its maximum duration. The conformance suite checks these declarations; the benchmark
+        measures them.
+
+        OPTIONS:
+          --backend NAME        \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --format text|json    text (default) or a JSON array.
+        """
+
+    let backends: [CountdownBackend]
+    let format: String
+    let showHelp: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        var args = Arguments(arguments, subcommand: "list")
+        showHelp = args.flag("-h", "--help")
+        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        format = try args.choice("--format", in: ["text", "json"]) ?? "text"
+        try args.finish()
+    }
+
+    func run(_ output: inout StandardStreams) throws -> Int32 {
+        if showHelp {
+            output.write(Self.usage + "\n")
+            return 0
+        }
+        // Default options: the profile a user gets without configuring anything.
+        let profiles = try backends.map { backend in
+            let scheduler = try backend.makeScheduler()
+            defer { scheduler.shutdown() }
+            return scheduler.profile
+        }
+        output.write(format == "json" ? try json(profiles) : text(profiles))
+        return 0
+    }
+
+    private func text(_ profiles: [CountdownProfile]) -> String {
+        var table = TextTable(columns: ["backend", "suspended process", "wall-clock change", "capacity", "max duration"])
+        for p in profiles {
+            table.add([
+                p.displayName, p.suspension.rawValue, p.wallClockJump.rawValue,
+                p.capacity.map(String.init) ?? "unlimited", Self.durationText(p.maximumDuration),
+            ])
+        }
+        var out = table.render()
+        for p in profiles {
+            out += "\n\(p.displayName)\n  mechanism  \(p.mechanism)\n  threads    \(p.threads)\n"
+        }
+        return out
+    }
+
+    private func json(_ profiles: [CountdownProfile]) throws -> String {
+        let records = profiles.map(ProfileRecord.init)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(records), as: UTF8.self) + "\n"
+    }
+
+    static func durationText(_ d: Duration) -> String {
+        let seconds = d.components.seconds
+        if seconds % 86_400 == 0 { return "\(seconds / 86_400) d" }
+        if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        return "\(seconds) s"
+    }
+}
+
+/// A profile as JSON: durations in seconds.
+struct ProfileRecord: Codable {
+    let name: String
+    let variant: String?
+    let mechanism: String
+    let threads: String
+    let suspension: String
+    let wallClockJump: String
+    let capacity: Int?
+    let maximumDurationSeconds: Double
+
+    init(_ p: CountdownProfile) {
+        name = p.name
+        variant = p.variant
+        mechanism = p.mechanism
+        threads = p.threads
+        suspension = p.suspension.rawValue
+        wallClockJump = p.wallClockJump.rawValue
+        capacity = p.capacity
+        let (s, atto) = p.maximumDuration.components
+        maximumDurationSeconds = Double(s) + Double(atto) * 1e-18
+    }
+}

@@ -1,0 +1,87 @@
+import Countdown
+import Dispatch
+import Testing
+
+// The README's example, compiled and run here so that it stays true.
+
+/// Stands in for a UIButton.
+final class RetryButton: @unchecked Sendable {  // only touched on its delivery queue
+    var title = "Get code"
+    var isEnabled = true
+
+    func show(_ title: String, enabled: Bool) {
+        self.title = title
+        isEnabled = enabled
+    }
+}
+
+// README example begins
+/// The screen that asks for an SMS code. The countdown belongs to `codes`, not to the screen:
+/// a screen created again finds it running and shows the time left.
+struct SMSCodeScreen {
+    let codes: any CountdownScheduler
+    let phone: String
+    let button: RetryButton
+
+    private var key: String { "sms-code:\(phone)" }
+
+    /// The screen appears (again): show a countdown that is still running, if there is one.
+    func appeared() {
+        codes.attach(key: key, observer: update)
+    }
+
+    /// "Get code" tapped: start the countdown (tapping again while it runs only re-attaches).
+    func tapped() throws {
+        try codes.start(key: key, duration: .seconds(60), observer: update)
+    }
+
+    private func update(_ event: CountdownEvent) {
+        switch event.kind {
+        case .tick: button.show("Retry in \(event.wholeSecondsRemaining) s", enabled: false)
+        case .finished: button.show("Get code", enabled: true)
+        }
+    }
+}
+// README example ends
+
+@Suite("README", .dedicatedThread)
+struct ReadmeExampleTests {
+    @Test("the SMS-code button outlives its screen")
+    func smsButton() async throws {
+        let main = MarkedQueue()  // the main queue, in an app
+        let codes = try TimestampScheduler(clock: .continuous, deliveryQueue: main.queue)
+        defer { codes.shutdown() }
+
+        let firstButton = RetryButton()
+        let first = SMSCodeScreen(codes: codes, phone: "+15550100", button: firstButton)
+        first.appeared()
+        main.drain()
+        #expect(firstButton.title == "Get code" && firstButton.isEnabled)
+        try first.tapped()
+        main.drain()
+        #expect(firstButton.title == "Retry in 60 s" && !firstButton.isEnabled)
+
+        // The user leaves; a new screen for the same phone attaches to the running countdown.
+        settle(for: .milliseconds(1100))
+        let secondButton = RetryButton()
+        SMSCodeScreen(codes: codes, phone: "+15550100", button: secondButton).appeared()
+        main.drain()
+        // More than a second has passed: not restarted (60 s), not over (Get code).
+        let shown = Int(secondButton.title.dropFirst("Retry in ".count).dropLast(" s".count))
+        #expect(secondButton.title.hasPrefix("Retry in ") && (1...59).contains(shown ?? 0),
+                "the new screen shows \(secondButton.title)")
+        #expect(!secondButton.isEnabled)
+        #expect(codes.activeCount == 1)
+    }
+
+    @Test("whole seconds are rounded up, so the button never reads 0 while disabled")
+    func wholeSeconds() {
+        func seconds(_ d: Duration) -> Int64 {
+            CountdownEvent(key: "k", kind: .tick, remaining: d).wholeSecondsRemaining
+        }
+        #expect(seconds(.seconds(42)) == 42)
+        #expect(seconds(.milliseconds(41_001)) == 42)
+        #expect(seconds(.milliseconds(1)) == 1)
+        #expect(seconds(.zero) == 0)
+    }
+}
