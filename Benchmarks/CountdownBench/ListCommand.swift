@@ -95,4 +95,17 @@ struct ProfileRecord: Codable {
         let (s, atto) = p.maximumDuration.components
         maximumDurationSeconds = Double(s) + Double(atto) * 1e-18
     }
+
+    /// Written out in full: a missing `capacity` would read as "unknown", not "unlimited".
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(variant, forKey: .variant)
+        try c.encode(mechanism, forKey: .mechanism)
+        try c.encode(threads, forKey: .threads)
+        try c.encode(suspension, forKey: .suspension)
+        try c.encode(wallClockJump, forKey: .wallClockJump)
+        try c.encode(capacity, forKey: .capacity)
+        try c.encode(maximumDurationSeconds, forKey: .maximumDurationSeconds)
+    }
 }

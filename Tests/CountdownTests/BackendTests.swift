@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Countdown
@@ -113,7 +112,7 @@ struct BackendTests {
 
     @Test("timestamp(wall): a clock set forward ends the countdown early; set back, it holds still")
     func wallClockJumps() async throws {
-        let offset = Mutex(Duration.zero)
+        let offset = Locked(Duration.zero)
         let clock = CountdownClock(name: "test-wall", followsWallClock: true) {
             CountdownClock.wall.now() + offset.withLock { $0 }
         }

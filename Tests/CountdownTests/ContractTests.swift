@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Countdown
@@ -117,10 +116,11 @@ struct ContractTests {
         let behind = EventLog(deliveryQueue: queue), successor = EventLog(deliveryQueue: queue)
         try scheduler.start(key: "held", duration: duration, observer: behind.observer)
         #expect(await behind.wait { $0.count >= 2 })
-        let behindCount = behind.count
-        try queue.holding {
+        let behindCount = try queue.holding {
+            let count = behind.count  // nothing is delivered while the queue is held
             settle(for: .milliseconds(60))
             _ = try scheduler.start(key: "held", duration: duration, observer: successor.observer)
+            return count
         }
         #expect(await successor.wait { $0.count >= 2 })
         queue.drain()
@@ -193,10 +193,11 @@ struct ContractTests {
         let queued = EventLog(deliveryQueue: queue)
         try scheduler.start(key: "q", duration: .seconds(5), observer: queued.observer)
         #expect(await queued.wait { $0.count >= 2 })
-        let countBeforeHold = queued.count
-        queue.holding {
+        let countBeforeHold = queue.holding {
+            let count = queued.count  // nothing is delivered while the queue is held
             settle(for: .milliseconds(60))  // six ticks queue up behind the hold
             #expect(scheduler.cancel(key: "q"))
+            return count
         }
 
         // A paused countdown is cancelled too.
@@ -319,7 +320,7 @@ struct ContractTests {
     func reentrantCalls(backend: CountdownBackend) async throws {
         let scheduler = try makeScheduler(backend, tick: .milliseconds(15))
         defer { scheduler.shutdown() }
-        let done = Mutex<[String]>([])
+        let done = Locked<[String]>([])
         let followUp = EventLog()
         try scheduler.start(key: "outer", duration: .seconds(5)) { event in
             guard event.kind == .tick, event.remaining < .seconds(5) else { return }
@@ -347,7 +348,7 @@ struct ContractTests {
         let scheduler = try makeScheduler(backend, tick: .milliseconds(5), queue: queue)
         defer { scheduler.shutdown() }
         let keys = (0..<16).map { "key\($0)" }
-        let logs = Mutex<[EventLog]>([])
+        let logs = Locked<[EventLog]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             var generator = SplitMix(seed: UInt64(thread) &+ 17)
             for _ in 0..<150 {
@@ -413,11 +414,11 @@ struct ContractTests {
         }
         #expect(scheduler.pause(key: "k0"))
         #expect(await eventually { logs[1].count >= 3 })
-        queue.drain()
-        let counts = logs.map(\.count)
-        queue.holding {
+        let counts = queue.holding {
+            let counts = logs.map(\.count)  // nothing is delivered while the queue is held
             settle(for: .milliseconds(50))  // ticks queue up behind the hold
             scheduler.shutdown()
+            return counts
         }
         scheduler.shutdown()
         #expect(scheduler.activeCount == 0)

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Synchronization  // Atomic
 import Testing
 
 @testable import Countdown
@@ -54,7 +54,7 @@ final class EventLog: Sendable {
         let onDeliveryQueue: Bool
     }
 
-    private let records = Mutex<[Record]>([])
+    private let records = Locked<[Record]>([])
     let deliveryQueue: MarkedQueue?
 
     init(deliveryQueue: MarkedQueue? = nil) { self.deliveryQueue = deliveryQueue }

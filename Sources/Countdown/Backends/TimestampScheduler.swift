@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Strategy 4: a deadline per countdown, and remaining = deadline − now computed from a clock
 /// at every tick, as the articles did with timestamps. One shared ticker wakes for whichever
@@ -98,7 +97,7 @@ final class Ticker: Sendable {
         var isStopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let timer: OwnedDispatchTimer
 
     init() {

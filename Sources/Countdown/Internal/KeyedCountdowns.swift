@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The keyed bookkeeping every backend shares: key → countdown in O(1), attach, cancel,
 /// pause and resume, validation, and delivery on the scheduler's serial queue. A backend adds
@@ -31,7 +30,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
 
     let settings: SchedulerSettings
     let mechanism: Mechanism
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings

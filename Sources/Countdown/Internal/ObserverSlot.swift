@@ -1,13 +1,12 @@
-import Synchronization
 
 /// Holds one registration of an observer. Every delivery queued for it goes through the
 /// slot, so revoking the slot (cancel, replace, shutdown) silences deliveries already queued
 /// and drops the scheduler's reference to the closure at once, not when the queue drains.
 final class ObserverSlot: Sendable {
-    private let observer: Mutex<CountdownObserver?>
+    private let observer: Locked<CountdownObserver?>
 
     init(_ observer: @escaping CountdownObserver) {
-        self.observer = Mutex(observer)
+        self.observer = Locked(observer)
     }
 
     func revoke() {
