@@ -143,3 +143,16 @@ final class Flag: Sendable {
     func set() { raised.store(true, ordering: .releasing) }
     var isSet: Bool { raised.load(ordering: .acquiring) }
 }
+
+/// A tick that says `r` remains must not arrive before start + (duration − r): it would tell
+/// the observer less time is left than really is. Valid for every backend: counting ones tick
+/// on start + k·T with D − k·T, clock-reading ones read the time left when they fire.
+func expectNeverEarly(_ ticks: [EventLog.Record], duration: Duration, start: UInt64,
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+    for record in ticks {
+        let due = start + ns(duration - record.event.remaining)
+        #expect(record.at + granularity >= due,
+                "a tick carrying \(record.event.remaining) came \(Double(due - record.at) / 1e6) ms early",
+                sourceLocation: sourceLocation)
+    }
+}

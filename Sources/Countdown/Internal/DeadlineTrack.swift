@@ -20,10 +20,12 @@ struct DeadlineTrack: CountdownProgress {
     private var paused: (remaining: Duration, at: MonotonicInstant)?
     private(set) var nextFire: MonotonicInstant
 
-    init(duration: Duration, tick: Duration, now: MonotonicInstant, clock: CountdownClock) {
+    /// `now` is not used: the grid starts at a monotonic instant read together with `clock`.
+    init(duration: Duration, tick: Duration, now _: MonotonicInstant, clock: CountdownClock) {
+        let (now, clockNow) = Self.read(clock)
         self.clock = clock
         self.tick = tick
-        self.deadline = clock.now() + duration
+        self.deadline = clockNow + duration
         self.leastTold = duration
         self.nextGridPoint = now + tick
         self.gridDeadline = now + duration
@@ -59,17 +61,36 @@ struct DeadlineTrack: CountdownProgress {
         leastTold = min(leastTold, remaining)
     }
 
-    mutating func pause(at now: MonotonicInstant) {
-        paused = (unfrozenRemaining(), now)
+    mutating func pause(at _: MonotonicInstant) {
+        let (now, clockNow) = Self.read(clock)
+        paused = (max(min(deadline - clockNow, leastTold), .zero), now)
     }
 
-    mutating func resume(at now: MonotonicInstant) {
+    mutating func resume(at _: MonotonicInstant) {
         guard let paused else { return }
-        deadline = clock.now() + paused.remaining
+        let (now, clockNow) = Self.read(clock)
+        deadline = clockNow + paused.remaining
         leastTold = paused.remaining
         nextGridPoint = nextGridPoint + (now - paused.at)
         gridDeadline = gridDeadline + (now - paused.at)
         nextFire = min(nextGridPoint, now + paused.remaining)
         self.paused = nil
+    }
+
+    /// Reads the monotonic clock and `clock` at one instant, as nearly as can be: a pair split
+    /// by a preemption would misplace the deadline against the tick grid by the preemption's
+    /// length (seen here under load: tens of milliseconds). A pair whose two readings of
+    /// `clock` are far apart is read again.
+    private static func read(_ clock: CountdownClock) -> (MonotonicInstant, Duration) {
+        var attempts = 0
+        while true {
+            let before = clock.now()
+            let now = MonotonicInstant.now
+            let after = clock.now()
+            attempts += 1
+            if after - before < .microseconds(50) || attempts == 8 {
+                return (now, before + (after - before) / 2)
+            }
+        }
     }
 }

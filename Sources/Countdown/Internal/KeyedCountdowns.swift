@@ -4,6 +4,9 @@ import Dispatch
 /// pause and resume, validation, and delivery on the scheduler's serial queue. A backend adds
 /// only its timing ``CountdownMechanism``.
 ///
+/// Instants are read with the lock held: read before it, they would be stale by however long
+/// the lock took, and a progress that also reads another clock would disagree with them.
+///
 /// Events are queued for delivery while the lock is held, so the order in which they were
 /// decided is the order in which the delivery queue runs them; observers are called without
 /// the lock, through an ``ObserverSlot``, so they may call back in.
@@ -47,8 +50,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         guard duration <= settings.maximumDuration else {
             throw .durationAboveMaximum(duration, maximum: settings.maximumDuration)
         }
-        let now = MonotonicInstant.now
         return try state.withLock { state throws(CountdownError) -> CountdownStart in
+            let now = MonotonicInstant.now
             guard !state.isShutDown else { throw .shutDown }
             if let remaining = attach(key: key, observer: observer, at: now, in: &state) {
                 return .attached(remaining: remaining)
@@ -69,8 +72,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        let now = MonotonicInstant.now
-        return state.withLock { attach(key: key, observer: observer, at: now, in: &$0) }
+        state.withLock { attach(key: key, observer: observer, at: .now, in: &$0) }
     }
 
     func cancel(key: String) -> Bool {
@@ -82,10 +84,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func pause(key: String) -> Bool {
-        let now = MonotonicInstant.now
-        return state.withLock { state in
+        state.withLock { state in
             guard var entry = state.entries[key], !entry.isPaused else { return false }
-            entry.progress.pause(at: now)
+            entry.progress.pause(at: .now)
             entry.isPaused = true
             entry.handle = entry.handle.flatMap(mechanism.pause)
             state.entries[key] = entry
@@ -94,10 +95,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func resume(key: String) -> Bool {
-        let now = MonotonicInstant.now
-        return state.withLock { state in
+        state.withLock { state in
             guard var entry = state.entries[key], entry.isPaused else { return false }
-            entry.progress.resume(at: now)
+            entry.progress.resume(at: .now)
             entry.isPaused = false
             entry.arm = state.nextSerial()
             let id = CountdownID(key: key, serial: entry.serial, arm: entry.arm)
@@ -109,8 +109,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func remaining(key: String) -> Duration? {
-        let now = MonotonicInstant.now
-        return state.withLock { $0.entries[key]?.progress.remaining(at: now) }
+        state.withLock { $0.entries[key]?.progress.remaining(at: .now) }
     }
 
     var activeKeys: [String] {
@@ -145,12 +144,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// A timer fired for `id`. Each call is one fire: a tick-counting progress takes a tick
     /// off, whatever the time.
     func fire(_ id: CountdownID) -> FireResult {
-        let now = MonotonicInstant.now
-        return state.withLock { state in
+        state.withLock { state in
             guard var entry = state.entries[id.key], entry.serial == id.serial,
                 entry.arm == id.arm, !entry.isPaused
             else { return .stale }
-            return advance(&entry, key: id.key, at: now, in: &state)
+            return advance(&entry, key: id.key, at: .now, in: &state)
         }
     }
 
@@ -163,8 +161,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// For a worker that sleeps between fires (the operation-queue backend): fires if the
     /// next fire is due, and says what to do next. Spurious wake-ups are harmless.
     func workerStep(_ id: CountdownID) -> WorkerStep {
-        let now = MonotonicInstant.now
-        return state.withLock { state in
+        state.withLock { state in
+            let now = MonotonicInstant.now
             guard var entry = state.entries[id.key], entry.serial == id.serial else { return .exit }
             if entry.isPaused { return .waitForResume }
             guard now >= entry.progress.nextFire else {
