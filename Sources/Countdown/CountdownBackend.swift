@@ -11,17 +11,21 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
         public var capacity: Int?
         /// Nil keeps the backend's default.
         public var maximumDuration: Duration?
+        /// The wall clock, for backends that read it (a clock that jumps, in tests); nil: `Date`.
+        public var wallClock: CountdownClock?
 
         public init(
             tickInterval: Duration = .seconds(1),
             deliveryQueue: DispatchQueue? = nil,
             capacity: Int? = nil,
-            maximumDuration: Duration? = nil
+            maximumDuration: Duration? = nil,
+            wallClock: CountdownClock? = nil
         ) {
             self.tickInterval = tickInterval
             self.deliveryQueue = deliveryQueue
             self.capacity = capacity
             self.maximumDuration = maximumDuration
+            self.wallClock = wallClock
         }
     }
 
@@ -63,10 +67,12 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
             deliveryQueue: o.deliveryQueue)
     }
 
+    /// With a wall clock (`followsWallClock`), `Options.wallClock` replaces it when given.
     public static func timestamp(_ clock: CountdownClock) -> CountdownBackend {
         CountdownBackend(name: "timestamp", variant: clock.name) { (o: Options) throws(CountdownError) in
             try TimestampScheduler(
-                tickInterval: o.tickInterval, clock: clock,
+                tickInterval: o.tickInterval,
+                clock: clock.followsWallClock ? (o.wallClock ?? clock) : clock,
                 maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
                 deliveryQueue: o.deliveryQueue)
         }

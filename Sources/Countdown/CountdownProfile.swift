@@ -21,6 +21,22 @@ public struct CountdownProfile: Sendable, Hashable {
         case movesCountdown = "moves-countdown"
     }
 
+    /// Does the finish error grow with the countdown's length?
+    public enum Drift: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Fires stay on a fixed grid (start + k·T): the error does not grow with the length.
+        case bounded
+        /// Each wait starts when the last one ended, so every wake-up's lateness adds up.
+        case accumulates
+    }
+
+    /// While one observer is slow (it blocks the delivery queue), what happens to the others?
+    public enum SlowObserver: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Their events wait in the queue, but their countdowns keep time.
+        case delaysDeliveryOnly = "delays-delivery-only"
+        /// Their countdowns stop counting too, and finish late.
+        case stallsCountdowns = "stalls-countdowns"
+    }
+
     /// The command-line name: `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
     public var name: String
     /// The variant, when a backend has more than one (`wall`, `continuous`); else nil.
@@ -31,6 +47,8 @@ public struct CountdownProfile: Sendable, Hashable {
     public var threads: String
     public var suspension: Suspension
     public var wallClockJump: WallClockJump
+    public var drift: Drift
+    public var slowObserver: SlowObserver
     /// The most countdowns it runs at once; `start` beyond it throws. Nil: no fixed limit.
     public var capacity: Int?
     /// The longest duration it accepts; longer ones throw.
@@ -43,6 +61,8 @@ public struct CountdownProfile: Sendable, Hashable {
         threads: String,
         suspension: Suspension,
         wallClockJump: WallClockJump,
+        drift: Drift = .bounded,
+        slowObserver: SlowObserver = .delaysDeliveryOnly,
         capacity: Int?,
         maximumDuration: Duration
     ) {
@@ -52,6 +72,8 @@ public struct CountdownProfile: Sendable, Hashable {
         self.threads = threads
         self.suspension = suspension
         self.wallClockJump = wallClockJump
+        self.drift = drift
+        self.slowObserver = slowObserver
         self.capacity = capacity
         self.maximumDuration = maximumDuration
     }

@@ -1,3 +1,4 @@
+import CountdownLocking
 import Dispatch
 import Foundation
 import Testing

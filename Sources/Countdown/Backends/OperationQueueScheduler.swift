@@ -43,6 +43,7 @@ public final class OperationQueueScheduler: CountdownScheduler {
             threads: "one blocked pool thread per countdown (the pool grows ~1 thread/s on Linux)",
             suspension: .finishesLateByFreeze,
             wallClockJump: .immune,
+            drift: .accumulates,
             capacity: capacity,
             maximumDuration: maximumDuration)
     }

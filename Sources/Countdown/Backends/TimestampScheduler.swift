@@ -1,3 +1,4 @@
+import CountdownLocking
 import Dispatch
 
 /// Strategy 4: a deadline per countdown, and remaining = deadline − now computed from a clock

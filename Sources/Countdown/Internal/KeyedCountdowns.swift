@@ -1,3 +1,4 @@
+import CountdownLocking
 import Dispatch
 
 /// The keyed bookkeeping every backend shares: key → countdown in O(1), attach, cancel,

@@ -1,3 +1,5 @@
+import CountdownLocking
+
 
 /// Holds one registration of an observer. Every delivery queued for it goes through the
 /// slot, so revoking the slot (cancel, replace, shutdown) silences deliveries already queued

@@ -9,7 +9,8 @@ import Synchronization
 /// `CFRunLoopAddTimer` and `CFRunLoopTimerInvalidate`: both lock the run loop and wake it.
 /// Everything else is set before `init` returns and never changed.
 final class RunLoopThread: @unchecked Sendable {
-    static let threadName = "countdown.runloop"
+    /// At most 15 characters: Linux refuses longer thread names (the thread keeps the process name).
+    static let threadName = "countdown-loop"
 
     private let thread: Thread
     private var runLoop: RunLoop!
@@ -26,7 +27,6 @@ final class RunLoopThread: @unchecked Sendable {
             box.value?.run(ready: ready)
         }
         box.value = self
-        thread.name = Self.threadName
         thread.start()
         ready.wait()
     }
@@ -37,6 +37,9 @@ final class RunLoopThread: @unchecked Sendable {
     }
 
     private func run(ready: DispatchSemaphore) {
+        // Named from inside: corelibs does not apply a name set before `start()`, and the
+        // thread would keep its creator's name (a libdispatch worker's, often).
+        Thread.current.name = Self.threadName
         runLoop = RunLoop.current
         keepAlive = Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }
         runLoop.add(keepAlive, forMode: .common)

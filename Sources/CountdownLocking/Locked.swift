@@ -12,14 +12,14 @@ import Glibc
 /// reported as a race (swiftlang/swift#88440 describes the hand-over). Telling ThreadSanitizer
 /// about the lock keeps `--sanitize=thread` runs meaningful instead of suppressing our code.
 /// Outside a sanitized process the annotations are absent and cost one predictable branch.
-final class Locked<Value: ~Copyable>: Sendable {
+package final class Locked<Value: ~Copyable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: consuming sending Value) {
+    package init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
-    func withLock<Result: ~Copyable, E: Error>(
+    package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
@@ -32,11 +32,11 @@ final class Locked<Value: ~Copyable>: Sendable {
 }
 
 /// ThreadSanitizer's annotation entry points, when its runtime is loaded (`--sanitize=thread`).
-enum ThreadSanitizer {
-    typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
+package enum ThreadSanitizer {
+    package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
 
-    static let acquire: Annotation? = lookUp("__tsan_acquire")
-    static let release: Annotation? = lookUp("__tsan_release")
+    package static let acquire: Annotation? = lookUp("__tsan_acquire")
+    package static let release: Annotation? = lookUp("__tsan_release")
 
     private static func lookUp(_ symbol: String) -> Annotation? {
         #if os(Linux)

@@ -1,0 +1,163 @@
+import CountdownLocking
+import Countdown
+import Dispatch
+import Foundation
+
+/// What tells the strategies apart, observed in-process and compared with what each backend
+/// declares in its `CountdownProfile`. (A frozen process is observed by `countdown-bench suspend`.)
+enum ProfileChecks {
+    static let all: [ConformanceCheck] = [
+        .init("profile.wall-clock", .profile, "an hour's change of the wall clock moves the countdown exactly when the backend declares it", body: wallClock),
+        .init("profile.slow-observer", .profile, "an observer that blocks the delivery queue stalls the other countdowns only when declared", body: slowObserver),
+        .init("profile.drift", .profile, "the finish error grows with the countdown's length only when declared", body: drift),
+        .init("profile.capacity", .profile, "the declared capacity is honoured and the next start throws; nothing is dropped", body: capacity),
+    ]
+
+    static func wallClock(_ c: CheckContext) throws {
+        let h = try c.makeScheduler(tick: .milliseconds(20))
+        let declared = h.scheduler.profile.wallClockJump
+        let duration = min(.seconds(60), h.scheduler.profile.maximumDuration)
+
+        let forward = h.recorder()
+        try h.scheduler.start(key: "forward", duration: duration, observer: forward.observer)
+        _ = forward.wait { $0.count >= 3 }
+        let jumpedAt = monotonicNow()
+        h.wallClock.move(by: .seconds(3600))
+        let moved = forward.waitForFinish(timeout: .seconds(2))
+        h.wallClock.move(by: .seconds(-3600))
+        let observed: CountdownProfile.WallClockJump = moved ? .movesCountdown : .immune
+        if moved, let finish = forward.finishes.first {
+            c.figure("an hour forward: finished \(milliseconds(finish.at - jumpedAt)) later, \(duration) early")
+        } else {
+            c.figure("an hour forward: still running 2 s later")
+        }
+        c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
+
+        // Set back: whatever the profile, a countdown never counts up.
+        let back = h.recorder()
+        try h.scheduler.start(key: "back", duration: duration, observer: back.observer)
+        _ = back.wait { $0.count >= 3 }
+        let before = back.count
+        h.wallClock.move(by: .seconds(-3600))
+        c.expect(back.wait(timeout: .seconds(5)) { $0.count >= before + 10 } || declared == .movesCountdown,
+                 "ticks stopped after the wall clock was set back, though declared immune")
+        h.wallClock.move(by: .seconds(3600))
+        h.queue.drain()
+        EventRules.wellFormed(back.all, "set back", in: c)
+    }
+
+    static func slowObserver(_ c: CheckContext) throws {
+        let h = try c.makeScheduler(tick: .milliseconds(20))
+        let declared = h.scheduler.profile.slowObserver
+        let block = Duration.milliseconds(400), duration = Duration.seconds(1)
+        let blocked = Locked(false)
+        try h.scheduler.start(key: "slow", duration: .seconds(5)) { event in
+            // Its third tick holds the delivery queue, as a slow observer on the main queue would.
+            guard event.remaining < .seconds(5) - .milliseconds(30), !blocked.withLock({ $0 }) else { return }
+            blocked.withLock { $0 = true }
+            settle(block)
+        }
+        let others = (0..<5).map { _ in h.recorder() }
+        for (i, log) in others.enumerated() {
+            try h.scheduler.start(key: "k\(i)", duration: duration, observer: log.observer)
+        }
+        guard c.expect(waitUntil { others.allSatisfy { !$0.finishes.isEmpty } }, "the other countdowns never finished"),
+              c.expect(blocked.withLock { $0 }, "the slow observer was never called")
+        else { return }
+        // Timing kept: the block ends long before the 1 s deadline, so the finishes are on time.
+        // Counting stalled: the finishes come about the block's length late. Measured from each
+        // countdown's first fire, so that a worker that starts late is not taken for a stall.
+        let lateness = others.compactMap { log -> Int64? in
+            let ticks = log.ticks
+            guard ticks.count >= 2, let finish = log.finishes.first else { return nil }
+            return Int64(finish.at) - Int64(ticks[1].at + nanoseconds(duration - h.tick))
+        }
+        let worst = lateness.max() ?? 0
+        c.figure("one observer blocked \(block); the others finished up to \(milliseconds(worst)) late")
+        let observed: CountdownProfile.SlowObserver
+        switch worst {
+        case ..<150_000_000: observed = .delaysDeliveryOnly
+        case 300_000_000...: observed = .stallsCountdowns
+        default:
+            c.inconclusive("finishes \(milliseconds(worst)) late: between on time and the 400 ms block")
+            return
+        }
+        c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
+    }
+
+    static func drift(_ c: CheckContext) throws {
+        let tick = Duration.milliseconds(5)
+        let h = try c.makeScheduler(tick: tick)
+        let declared = h.scheduler.profile.drift
+        let short = Duration.milliseconds(100), long = Duration.milliseconds(1000)
+        var errors: [Duration: [Int64]] = [short: [], long: []]
+        // One countdown at a time, and measured from its first fire, so that a worker that
+        // starts late is not mistaken for drift.
+        for round in 0..<3 {
+            for duration in [short, long] {
+                let log = h.recorder()
+                try h.scheduler.start(key: "d\(round)-\(duration)", duration: duration, observer: log.observer)
+                guard c.expect(log.waitForFinish(), "a \(duration) countdown never finished") else { return }
+                let ticks = log.ticks
+                guard ticks.count >= 2, let finish = log.finishes.first else { continue }
+                let firstFire = ticks[1]
+                let ideal = firstFire.at + nanoseconds(duration - tick)
+                errors[duration, default: []].append(Int64(finish.at) - Int64(ideal))
+            }
+        }
+        func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
+        guard let shortErrors = errors[short], let longErrors = errors[long], !shortErrors.isEmpty, !longErrors.isEmpty else {
+            c.inconclusive("no countdown ticked twice")
+            return
+        }
+        let extraTicks = Double((long - short) / tick)
+        let slope = Double(median(longErrors) - median(shortErrors)) / extraTicks  // ns per tick
+        c.figure(String(format: "finish error grows %.1f µs per tick (median %@ at %@, %@ at %@)",
+                        slope / 1000, milliseconds(median(shortErrors)), "\(short)", milliseconds(median(longErrors)), "\(long)"))
+        let observed: CountdownProfile.Drift
+        switch slope {
+        case ..<15_000: observed = .bounded
+        case 40_000...: observed = .accumulates
+        default:
+            c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 15) and accumulating (> 40)", slope / 1000))
+            return
+        }
+        c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
+    }
+
+    static func capacity(_ c: CheckContext) throws {
+        let h = try c.makeScheduler(tick: .milliseconds(50))
+        let declared = h.scheduler.profile.capacity
+        let count = declared ?? 500
+        let duration = min(.seconds(5), h.scheduler.profile.maximumDuration)
+        let logs = (0..<count).map { _ in h.recorder() }
+        var accepted = 0
+        for (i, log) in logs.enumerated() {
+            do {
+                let outcome = try h.scheduler.start(key: "c\(i)", duration: duration, observer: log.observer)
+                if c.expect(outcome == .started, "start \(i + 1) of \(count) returned \(outcome)") { accepted += 1 }
+            } catch {
+                c.fail("start \(i + 1) of \(count) threw \(error), within the declared capacity \(declared.map(String.init) ?? "(none)")")
+            }
+        }
+        // Accepted means running: every one is listed and has had its first tick.
+        c.expect(h.scheduler.activeCount == accepted, "activeCount is \(h.scheduler.activeCount) after \(accepted) accepted starts")
+        let ticked = waitUntil { logs.allSatisfy { $0.count >= 1 } }
+        c.expect(ticked, "\(logs.filter { $0.count == 0 }.count) accepted countdowns never ticked: dropped")
+        guard let capacity = declared else {
+            c.figure("\(accepted) countdowns accepted; no declared capacity")
+            return
+        }
+        let overflow = h.recorder()
+        do {
+            let outcome = try h.scheduler.start(key: "overflow", duration: duration, observer: overflow.observer)
+            c.fail("start beyond the declared capacity of \(capacity) returned \(outcome) instead of throwing")
+        } catch {
+            c.expect(error == .capacityExceeded(capacity: capacity), "start beyond capacity threw \(error)")
+        }
+        settle(.milliseconds(100))
+        c.expect(overflow.count == 0, "the refused countdown's observer was called")
+        c.expect(h.scheduler.activeCount == capacity, "activeCount is \(h.scheduler.activeCount) after a refused start")
+        c.figure("\(accepted) accepted; start \(capacity + 1) refused with capacityExceeded")
+    }
+}

@@ -1,0 +1,296 @@
+import Countdown
+import CountdownLocking
+import Dispatch
+import Foundation
+
+/// Random sequences of start / attach / cancel / pause / resume / query from several threads,
+/// every answer and every delivered event checked against a model of the contract — not
+/// against the backend itself.
+///
+/// Each key is driven by one thread only, so the model of that key is exact except for one
+/// thing: when a countdown finishes. That is bounded below by the contract (never before
+/// start + duration + the time provably spent paused), so the model only asserts what is
+/// certain: before that bound a countdown is certainly still there; after it, either answer is
+/// accepted. "Nothing after cancel or replace" is checked by ordering on the serial delivery
+/// queue: a marker queued after the call returned runs after everything already queued, so a
+/// callback that runs after the marker provably began after the call.
+enum RandomizedCheck {
+    static let check = ConformanceCheck(
+        "randomized", .contract,
+        "random operations on many keys from several threads, every event checked against a model of the contract",
+        body: run)
+
+    static let threads = 4
+    static let tick = Duration.milliseconds(10)
+
+    static func run(_ c: CheckContext) throws {
+        let h = try c.makeScheduler(tick: tick)
+        let s = h.scheduler
+        let seed = c.options.seed
+        let keysPerThread = max(1, min(4, (s.profile.capacity ?? 16) / threads))
+        let operationsPerThread = max(1, c.options.randomizedOperations / threads)
+        let maximum = s.profile.maximumDuration
+        let collected = Locked<[KeyModel]>([])
+        let started = monotonicNow()
+
+        onThreads(threads) { thread in
+            var random = SplitMix(seed: seed &+ UInt64(thread) &* 0x9E37)
+            let keys = (0..<keysPerThread).map { KeyModel(key: "r\(thread)-\($0)") }
+            for _ in 0..<operationsPerThread {
+                let model = keys[random.below(keys.count)]
+                let duration = min(maximum, .milliseconds(20 + Int64(random.below(130))))
+                model.perform(operation: random.below(100), duration: duration, on: h, in: c)
+                if random.below(3) == 0 { Thread.sleep(forTimeInterval: Double(random.below(1000)) / 1e6) }
+            }
+            collected.withLock { $0.append(contentsOf: keys) }
+        }
+        let elapsed = monotonicNow() - started
+        let keys = collected.withLock { $0 }
+
+        // Let everything end: resume what is paused, then wait for every countdown to finish.
+        for model in keys { model.resumeIfPaused(on: h, in: c) }
+        c.expect(waitUntil(timeout: .seconds(30)) { s.activeCount == 0 },
+                 "\(s.activeCount) countdowns still active 30 s after the last operation (seed \(seed))")
+        settle(.milliseconds(50))
+        h.queue.drain()
+
+        var finishes = 0
+        for model in keys { finishes += model.verify(in: c, seed: seed) }
+        let operations = operationsPerThread * threads
+        c.figure(String(format: "%d operations on %d keys from %d threads, %.0f operations/s; %d countdowns, %d finishes; seed %llu",
+                        operations, keys.count, threads, Double(operations) / (Double(elapsed) / 1e9),
+                        keys.reduce(0) { $0 + $1.countdownCount }, finishes, seed))
+    }
+}
+
+/// One countdown as the model knows it.
+private final class CountdownModel {
+    let startBegin: UInt64
+    let duration: Duration
+    /// Lower bound of the time spent paused: from each pause's return to the resume's call.
+    var pausedAtLeast: UInt64 = 0
+    var pausedSince: UInt64?
+    var frozenRemaining: Duration?
+    /// Set when the model lost track of its timing (after an answer the contract forbids).
+    var timingUnknown = false
+
+    init(startBegin: UInt64, duration: Duration) {
+        self.startBegin = startBegin
+        self.duration = duration
+    }
+
+    var isPaused: Bool { pausedSince != nil }
+
+    /// Never before this may it have finished.
+    var earliestFinish: UInt64 { startBegin + nanoseconds(duration) + pausedAtLeast }
+
+    /// Could it have finished by `now`? Only if running and past its earliest finish.
+    func mayHaveFinished(at now: UInt64) -> Bool {
+        timingUnknown || (!isPaused && now + granularity >= earliestFinish)
+    }
+}
+
+/// One observer registration and what it must see.
+private final class ObserverModel {
+    let recorder: Recorder
+    let countdown: CountdownModel?
+    /// The first event it must receive, unless it was revoked first.
+    let expectedFirst: Duration?
+    /// Queued on the delivery queue after the call that replaced or cancelled it returned.
+    var revokedBy: Marker?
+    /// Registered by an attach to nothing: must hear nothing at all.
+    let mustStaySilent: Bool
+
+    init(recorder: Recorder, countdown: CountdownModel?, expectedFirst: Duration?, mustStaySilent: Bool = false) {
+        self.recorder = recorder
+        self.countdown = countdown
+        self.expectedFirst = expectedFirst
+        self.mustStaySilent = mustStaySilent
+    }
+}
+
+/// One key: driven by one thread during the run, read by the check's thread after all threads
+/// have returned. `@unchecked Sendable` for that hand-over.
+private final class KeyModel: @unchecked Sendable {
+    let key: String
+    private var countdown: CountdownModel?
+    private var current: ObserverModel?
+    private var observers: [ObserverModel] = []
+    private(set) var countdownCount = 0
+
+    init(key: String) { self.key = key }
+
+    /// Forgets a countdown whose finish its current observer has heard.
+    private func noteFinish() {
+        if let current, !current.recorder.finishes.isEmpty, current.countdown === countdown {
+            countdown = nil
+        }
+    }
+
+    private func register(_ observer: ObserverModel) {
+        observers.append(observer)
+        current = observer
+    }
+
+    private func revokeCurrent(_ h: Harness) {
+        current?.revokedBy = h.queue.mark()
+    }
+
+    func perform(operation: Int, duration: Duration, on h: Harness, in c: CheckContext) {
+        noteFinish()
+        let s = h.scheduler
+        let begin = monotonicNow()
+        let certain = countdown.map { !$0.mayHaveFinished(at: begin) } ?? false  // certainly still there
+        switch operation {
+        case 0..<30:
+            let recorder = h.recorder()
+            let outcome: CountdownStart
+            do {
+                outcome = try s.start(key: key, duration: duration, observer: recorder.observer)
+            } catch {
+                c.fail("\(key): start(\(duration)) threw \(error)")
+                return
+            }
+            switch outcome {
+            case .started:
+                c.expect(!certain, "\(key): start restarted a countdown that was still running")
+                let model = CountdownModel(startBegin: begin, duration: duration)
+                countdown = model
+                countdownCount += 1
+                register(ObserverModel(recorder: recorder, countdown: model, expectedFirst: duration))
+            case .attached(let remaining):
+                if countdown == nil {
+                    c.fail("\(key): start attached (\(remaining) left) though no countdown could be running")
+                    let model = CountdownModel(startBegin: begin, duration: duration)
+                    model.timingUnknown = true
+                    countdown = model
+                }
+                revokeCurrent(h)
+                register(ObserverModel(recorder: recorder, countdown: countdown,
+                                       expectedFirst: remaining > .zero ? remaining : nil))
+            }
+        case 30..<40:
+            let recorder = h.recorder()
+            if let remaining = s.attach(key: key, observer: recorder.observer) {
+                if countdown == nil {
+                    c.fail("\(key): attach found a countdown (\(remaining) left) though none could be running")
+                    return
+                }
+                revokeCurrent(h)
+                register(ObserverModel(recorder: recorder, countdown: countdown,
+                                       expectedFirst: remaining > .zero ? remaining : nil))
+            } else {
+                c.expect(!certain, "\(key): attach found nothing though a countdown was running")
+                countdown = nil
+                observers.append(ObserverModel(recorder: recorder, countdown: nil, expectedFirst: nil, mustStaySilent: true))
+            }
+        case 40..<55:
+            if s.cancel(key: key) {
+                c.expect(countdown != nil, "\(key): cancel returned true though no countdown could be running")
+                revokeCurrent(h)
+            } else {
+                c.expect(!certain, "\(key): cancel returned false though a countdown was running")
+            }
+            countdown = nil
+        case 55..<70:
+            let paused = s.pause(key: key)
+            let end = monotonicNow()
+            guard let model = countdown else {
+                c.expect(!paused, "\(key): pause returned true with no countdown")
+                return
+            }
+            if model.isPaused {
+                c.expect(!paused, "\(key): pause of a paused countdown returned true")
+            } else if paused {
+                model.pausedSince = end
+                model.frozenRemaining = nil
+            } else {
+                c.expect(!certain, "\(key): pause of a running countdown returned false")
+                countdown = nil  // it had finished
+            }
+        case 70..<85:
+            let resumed = s.resume(key: key)
+            guard let model = countdown else {
+                c.expect(!resumed, "\(key): resume returned true with no countdown")
+                return
+            }
+            if let since = model.pausedSince {
+                if c.expect(resumed, "\(key): resume of a paused countdown returned false") {
+                    model.pausedAtLeast += begin > since ? begin - since : 0
+                    model.pausedSince = nil
+                }
+            } else {
+                c.expect(!resumed, "\(key): resume of a running countdown returned true")
+            }
+        default:
+            let remaining = s.remaining(key: key)
+            guard let model = countdown else {
+                c.expect(remaining == nil, "\(key): remaining is \(String(describing: remaining)) with no countdown")
+                return
+            }
+            if model.isPaused {
+                guard let remaining else {
+                    c.fail("\(key): remaining is nil for a paused countdown")
+                    return
+                }
+                if let frozen = model.frozenRemaining {
+                    c.expect(remaining == frozen, "\(key): remaining moved while paused: \(frozen) then \(remaining)")
+                }
+                model.frozenRemaining = remaining
+            } else if certain {
+                c.expect(remaining.map { $0 <= model.duration } ?? false,
+                         "\(key): remaining is \(String(describing: remaining)) for a running \(model.duration) countdown")
+            }
+        }
+    }
+
+    func resumeIfPaused(on h: Harness, in c: CheckContext) {
+        noteFinish()
+        guard let model = countdown, let since = model.pausedSince else { return }
+        let begin = monotonicNow()
+        if c.expect(h.scheduler.resume(key: key), "\(key): resume of a paused countdown returned false") {
+            model.pausedAtLeast += begin - since
+            model.pausedSince = nil
+        }
+    }
+
+    /// Checks every observer's events; returns how many finishes were heard.
+    func verify(in c: CheckContext, seed: UInt64) -> Int {
+        var finishes = 0
+        for (index, observer) in observers.enumerated() {
+            let label = "\(key) observer \(index) (seed \(seed))"
+            let records = observer.recorder.all
+            finishes += records.filter { $0.event.kind == .finished }.count
+            if observer.mustStaySilent {
+                c.expect(records.isEmpty, "\(label): attached to nothing, yet heard \(records.count) events")
+                continue
+            }
+            EventRules.wellFormed(records, label, in: c)
+            if let expected = observer.expectedFirst, observer.revokedBy == nil || !records.isEmpty {
+                if let first = records.first {
+                    c.expect(first.event == CountdownEvent(key: key, kind: .tick, remaining: expected),
+                             "\(label): first event \(EventRules.describe(first.event)), expected tick(\(expected))")
+                } else {
+                    c.fail("\(label): never heard its first tick")
+                }
+            }
+            if let marker = observer.revokedBy {
+                let line = marker.sequence
+                c.expect(line > 0, "\(label): the revocation marker never ran on the delivery queue")
+                let late = records.filter { $0.sequence > line }
+                c.expect(late.isEmpty, "\(label): \(late.count) events began after it was cancelled or replaced: \(late.map { EventRules.describe($0.event) })")
+            } else {
+                // Neither cancelled nor replaced: its countdown ran out, so it heard the finish.
+                c.expect(records.filter { $0.event.kind == .finished }.count == 1,
+                         "\(label): \(records.filter { $0.event.kind == .finished }.count) finishes for a countdown that ran out")
+            }
+            if let finish = records.first(where: { $0.event.kind == .finished }),
+               let model = observer.countdown, !model.timingUnknown
+            {
+                c.expect(finish.at + granularity >= model.earliestFinish,
+                         "\(label): finished \(milliseconds(model.earliestFinish - finish.at)) before the deadline")
+            }
+        }
+        return finishes
+    }
+}

@@ -1,0 +1,29 @@
+/// One check of the suite: an id for the command line and reports, and what it verifies.
+public struct ConformanceCheck: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A point of the contract every backend must meet.
+        case contract
+        /// A profile: the backend must behave as its `CountdownProfile` declares.
+        case profile
+    }
+
+    /// `start`, `cancel`, `profile.drift`, …
+    public let id: String
+    public let kind: Kind
+    /// What is verified, in one line.
+    public let summary: String
+
+    let body: @Sendable (CheckContext) throws -> Void
+
+    init(_ id: String, _ kind: Kind, _ summary: String, body: @escaping @Sendable (CheckContext) throws -> Void) {
+        self.id = id
+        self.kind = kind
+        self.summary = summary
+        self.body = body
+    }
+
+    public var description: String { id }
+
+    public static func == (a: ConformanceCheck, b: ConformanceCheck) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

@@ -1,0 +1,97 @@
+import Countdown
+import CountdownLocking
+import Dispatch
+import Foundation
+
+/// The contract of `CountdownScheduler`, as checks any backend can be run against — including
+/// one written outside this package:
+///
+/// ```swift
+/// let suite = CountdownConformance(name: "my-backend") { environment in
+///     try MyScheduler(tickInterval: environment.tickInterval, queue: environment.deliveryQueue)
+/// }
+/// let report = suite.run()
+/// print(report)            // one line per check; every failure's messages
+/// assert(report.passed)
+/// ```
+///
+/// Each check gets fresh schedulers from the factory, with the tick interval and delivery queue
+/// the check chooses, and compares what it observes with the contract and with the backend's
+/// declared `CountdownProfile`. Every failure is reported, not only the first. A check runs on a
+/// thread of its own under a watchdog: a backend that hangs fails the check instead of hanging
+/// the caller. No test framework is involved, so Swift Testing, XCTest and the command line can
+/// all drive it; `run` blocks the calling thread.
+public struct CountdownConformance: Sendable {
+    /// What the suite hands the factory for each scheduler it needs.
+    public struct Environment: Sendable {
+        /// Use this tick interval.
+        public let tickInterval: Duration
+        /// Deliver on this queue; the suite holds it, marks it and checks callbacks run on it.
+        public let deliveryQueue: DispatchQueue
+        /// A wall clock the suite can move: a backend that reads the wall clock should read
+        /// this one, so the wall-clock profile can be observed without touching the machine.
+        public let wallClock: CountdownClock
+    }
+
+    public typealias Factory = @Sendable (Environment) throws -> any CountdownScheduler
+
+    public struct Options: Sendable {
+        /// Seeds the randomized check; print it to replay a failure.
+        public var seed: UInt64
+        /// Operations the randomized check performs.
+        public var randomizedOperations: Int
+        /// A check that has not finished by then fails as hung.
+        public var timeLimitPerCheck: Duration
+
+        public init(
+            seed: UInt64 = UInt64.random(in: 1...UInt64(UInt32.max)),
+            randomizedOperations: Int = 2000,
+            timeLimitPerCheck: Duration = .seconds(90)
+        ) {
+            self.seed = seed
+            self.randomizedOperations = randomizedOperations
+            self.timeLimitPerCheck = timeLimitPerCheck
+        }
+    }
+
+    /// Every check, contract first, in the order `run()` runs them.
+    public static let checks: [ConformanceCheck] = ContractChecks.all + ProfileChecks.all
+
+    public let name: String
+    public let options: Options
+    let factory: Factory
+
+    public init(name: String, options: Options = Options(), makeScheduler: @escaping Factory) {
+        self.name = name
+        self.options = options
+        self.factory = makeScheduler
+    }
+
+    /// Runs every check (or those whose id is in `only`) one after another.
+    public func run(only ids: Set<String>? = nil) -> ConformanceReport {
+        let selected = Self.checks.filter { ids?.contains($0.id) ?? true }
+        return ConformanceReport(backend: name, results: selected.map(run))
+    }
+
+    /// Runs one check on a thread of its own, under the watchdog.
+    public func run(_ check: ConformanceCheck) -> CheckResult {
+        let context = CheckContext(check: check, options: options, factory: factory)
+        let done = DispatchSemaphore(value: 0)
+        let started = DispatchTime.now()
+        // A thread of its own: whatever a backend does to libdispatch's shared pool, the check
+        // keeps time. Its name is what threads started by the backend inherit until they name
+        // themselves, which keeps them apart from libdispatch's workers ("…qos…").
+        let thread = Thread {
+            Thread.current.name = "conformance"  // set from inside: corelibs ignores it before start()
+            context.execute()
+            done.signal()
+        }
+        thread.start()
+        let limit = DispatchTime.now() + .nanoseconds(Int(options.timeLimitPerCheck.components.seconds * 1_000_000_000))
+        if done.wait(timeout: limit) == .timedOut {
+            context.fail("hung: no result after \(options.timeLimitPerCheck) (a deadlock, or a wait that never ends)")
+            context.abandon()
+        }
+        return context.result(seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9)
+    }
+}

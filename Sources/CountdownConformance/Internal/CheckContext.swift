@@ -1,0 +1,108 @@
+import Countdown
+import CountdownLocking
+import Dispatch
+import Foundation
+
+/// One run of one check: makes its schedulers, collects every finding, and cleans up.
+final class CheckContext: Sendable {
+    let check: ConformanceCheck
+    let options: CountdownConformance.Options
+    private let factory: CountdownConformance.Factory
+
+    private struct State {
+        var failures: [String] = []
+        var notes: [String] = []
+        var figure: String?
+        var verdict: CheckResult.Verdict?
+        var schedulers: [any CountdownScheduler] = []
+        var abandoned = false
+    }
+
+    private let state = Locked(State())
+
+    init(check: ConformanceCheck, options: CountdownConformance.Options, factory: @escaping CountdownConformance.Factory) {
+        self.check = check
+        self.options = options
+        self.factory = factory
+    }
+
+    // MARK: Findings
+
+    /// Records a failure; the check goes on, so that every failure is reported.
+    func fail(_ message: String) {
+        state.withLock { $0.failures.append(message) }
+    }
+
+    /// Records a failure unless `condition` holds.
+    @discardableResult
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String) -> Bool {
+        if !condition { fail(message()) }
+        return condition
+    }
+
+    func figure(_ text: String) {
+        state.withLock { $0.figure = text }
+    }
+
+    /// The check does not apply; `why` is reported.
+    func notApplicable(_ why: String) {
+        state.withLock {
+            $0.verdict = .notApplicable
+            $0.notes.append(why)
+        }
+    }
+
+    /// Neither outcome could be told apart; `why` is reported.
+    func inconclusive(_ why: String) {
+        state.withLock {
+            $0.verdict = .inconclusive
+            $0.notes.append(why)
+        }
+    }
+
+    // MARK: Schedulers
+
+    /// A fresh scheduler from the factory, with its own delivery queue and movable wall clock.
+    func makeScheduler(tick: Duration) throws -> Harness {
+        try OSThreads.creation.withLock { _ throws -> Harness in try makeSchedulerUnlocked(tick: tick) }
+    }
+
+    /// For a check that already holds ``OSThreads/creation``.
+    func makeSchedulerUnlocked(tick: Duration) throws -> Harness {
+        let harness = try Harness(tick: tick, factory: factory)
+        state.withLock { $0.schedulers.append(harness.scheduler) }
+        return harness
+    }
+
+    /// Forgets a scheduler, so the check can see whether anything else still holds it.
+    func release(_ scheduler: any CountdownScheduler) {
+        state.withLock { $0.schedulers.removeAll { $0 === scheduler } }
+    }
+
+    func execute() {
+        do {
+            try check.body(self)
+        } catch {
+            fail("threw \(error)")
+        }
+        let schedulers = state.withLock { state -> [any CountdownScheduler] in
+            defer { state.schedulers.removeAll() }
+            return state.abandoned ? [] : state.schedulers
+        }
+        for scheduler in schedulers { scheduler.shutdown() }
+    }
+
+    /// The check hung: its schedulers are left alone (shutting them down could hang too).
+    func abandon() {
+        state.withLock { $0.abandoned = true }
+    }
+
+    func result(seconds: Double) -> CheckResult {
+        state.withLock { s in
+            let verdict: CheckResult.Verdict = s.failures.isEmpty ? (s.verdict ?? .pass) : .fail
+            return CheckResult(
+                id: check.id, kind: check.kind, verdict: verdict, figure: s.figure,
+                messages: s.failures + s.notes, seconds: seconds)
+        }
+    }
+}

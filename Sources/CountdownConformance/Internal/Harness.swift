@@ -1,0 +1,179 @@
+import Countdown
+import CountdownLocking
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A scheduler under test, with the delivery queue and wall clock the suite gave it.
+final class Harness: Sendable {
+    let scheduler: any CountdownScheduler
+    let queue: DeliveryQueue
+    let wallClock: MovableWallClock
+    let tick: Duration
+
+    init(tick: Duration, factory: CountdownConformance.Factory) throws {
+        let queue = DeliveryQueue()
+        let wallClock = MovableWallClock()
+        self.scheduler = try factory(.init(
+            tickInterval: tick, deliveryQueue: queue.queue, wallClock: wallClock.clock))
+        self.queue = queue
+        self.wallClock = wallClock
+        self.tick = tick
+    }
+
+    /// A recorder whose observer runs on this harness's queue.
+    func recorder() -> Recorder { Recorder(queue) }
+}
+
+/// The delivery queue the suite hands a backend: it can tell whether a callback runs on it,
+/// whether two callbacks overlap, and in which order things ran on it.
+final class DeliveryQueue: Sendable {
+    let queue = DispatchQueue(label: "countdown.conformance.delivery")
+    private let marker = SpecificKey()
+    /// Counts what ran on the queue (callbacks and markers), in the order it ran.
+    private let sequence = Atomic<UInt64>(0)
+    private let inFlight = Atomic<Int>(0)
+    private let overlapCount = Atomic<Int>(0)
+
+    /// `@unchecked Sendable`: `DispatchSpecificKey` is an immutable token, not annotated.
+    private final class SpecificKey: @unchecked Sendable {
+        let key = DispatchSpecificKey<UInt8>()
+    }
+
+    init() { queue.setSpecific(key: marker.key, value: 1) }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: marker.key) == 1 }
+
+    /// How many callbacks began while another was still running.
+    var overlaps: Int { overlapCount.load(ordering: .relaxed) }
+
+    func nextSequence() -> UInt64 { sequence.add(1, ordering: .sequentiallyConsistent).newValue }
+
+    /// Wraps a callback: counts overlaps.
+    func entering() {
+        if inFlight.add(1, ordering: .sequentiallyConsistent).oldValue > 0 {
+            overlapCount.add(1, ordering: .relaxed)
+        }
+    }
+
+    func leaving() { inFlight.subtract(1, ordering: .sequentiallyConsistent) }
+
+    /// Runs everything queued so far.
+    func drain() { queue.sync {} }
+
+    /// Queues a marker; once it has run, its number is what the queue had run before it plus one.
+    /// Whatever runs after the marker began after the call that queued it.
+    func mark() -> Marker {
+        let marker = Marker()
+        queue.async { marker.set(self.nextSequence()) }
+        return marker
+    }
+
+    /// Blocks the queue while `body` runs, so deliveries pile up behind it, as behind a slow
+    /// observer or a busy main thread. Nothing is delivered during `body`.
+    func holding<T>(_ body: () throws -> T) rethrows -> T {
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        queue.async {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        defer { release.signal() }
+        return try body()
+    }
+}
+
+final class Marker: Sendable {
+    private let value = Atomic<UInt64>(0)
+    func set(_ sequence: UInt64) { value.store(sequence, ordering: .releasing) }
+    /// Zero until the marker has run.
+    var sequence: UInt64 { value.load(ordering: .acquiring) }
+}
+
+/// A wall clock the suite can set forward or back, as a user changing the time would.
+final class MovableWallClock: Sendable {
+    private let offset = Locked(Duration.zero)
+
+    var clock: CountdownClock {
+        CountdownClock(name: "wall", followsWallClock: true) { [offset] in
+            .seconds(Date().timeIntervalSince1970) + offset.withLock { $0 }
+        }
+    }
+
+    func move(by change: Duration) { offset.withLock { $0 += change } }
+}
+
+/// Every event one observer received, with when it began and where it ran.
+final class Recorder: Sendable {
+    struct Record: Sendable {
+        let event: CountdownEvent
+        /// Monotonic nanoseconds when the callback began.
+        let at: UInt64
+        let onDeliveryQueue: Bool
+        /// Its place in what ran on the delivery queue.
+        let sequence: UInt64
+    }
+
+    private let records = Locked<[Record]>([])
+    let queue: DeliveryQueue
+
+    init(_ queue: DeliveryQueue) { self.queue = queue }
+
+    var observer: CountdownObserver {
+        { [self] event in
+            let at = monotonicNow()
+            queue.entering()
+            defer { queue.leaving() }
+            let record = Record(
+                event: event, at: at, onDeliveryQueue: queue.isCurrent, sequence: queue.nextSequence())
+            records.withLock { $0.append(record) }
+        }
+    }
+
+    var all: [Record] { records.withLock { $0 } }
+    var count: Int { records.withLock { $0.count } }
+    var ticks: [Record] { all.filter { $0.event.kind == .tick } }
+    var finishes: [Record] { all.filter { $0.event.kind == .finished } }
+
+    func wait(timeout: Duration = .seconds(10), until condition: ([Record]) -> Bool) -> Bool {
+        waitUntil(timeout: timeout) { condition(self.all) }
+    }
+
+    func waitForFinish(timeout: Duration = .seconds(10)) -> Bool {
+        wait(timeout: timeout) { $0.contains { $0.event.kind == .finished } }
+    }
+}
+
+// MARK: - Time
+
+/// Nanoseconds on CLOCK_MONOTONIC, the clock timers are scheduled on.
+func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Whole nanoseconds of a duration; zero for a negative one (a backend may report anything).
+func nanoseconds(_ d: Duration) -> UInt64 {
+    guard d > .zero else { return 0 }
+    let (s, atto) = d.components
+    return UInt64(s) * 1_000_000_000 + UInt64(atto / 1_000_000_000)
+}
+
+func milliseconds(_ ns: UInt64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
+func milliseconds(_ ns: Int64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
+
+/// Allowed for clock granularity in "never before" comparisons, and for nothing else.
+let granularity: UInt64 = 1_000_000
+
+/// Polls `condition` every 2 ms until it holds or `timeout` passes: the watchdog of every wait.
+/// Checks run on threads of their own, so sleeping here blocks nobody else.
+func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    let deadline = monotonicNow() + nanoseconds(timeout)
+    while monotonicNow() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.002)
+    }
+    return condition()
+}
+
+/// Lets time pass on the check's own thread.
+func settle(_ d: Duration) {
+    Thread.sleep(forTimeInterval: Double(nanoseconds(d)) / 1e9)
+}

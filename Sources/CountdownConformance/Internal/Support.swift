@@ -1,0 +1,78 @@
+import CountdownLocking
+import Foundation
+
+/// A small deterministic generator: the randomized checks replay exactly from their seed.
+struct SplitMix {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform enough in 0..<bound for choosing operations.
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+/// The process's OS threads, from /proc (Linux). A scheduler's own threads are told apart by
+/// when they appear: while it is being made or first used, with creation serialized by
+/// ``creation`` across the suite. libdispatch's pool workers are not a scheduler's own; they
+/// name themselves "…qos…" moments after they start, so names are judged at the end, not when
+/// a thread appears (a new thread carries its creator's name until it names itself).
+enum OSThreads {
+    /// Held while the suite makes a scheduler, so threads appearing then are that scheduler's.
+    static let creation = Locked(())
+
+    /// Thread id → name, or empty where /proc is not there (Apple platforms).
+    static func current() -> [Int: String] {
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return [:] }
+        var threads: [Int: String] = [:]
+        for id in ids.compactMap(Int.init) {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
+            threads[id] = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return threads
+    }
+
+    /// Threads present now that were not in `before`.
+    static func started(since before: [Int: String]) -> Set<Int> {
+        Set(current().keys.filter { before[$0] == nil })
+    }
+
+    private static func isDispatchWorker(_ name: String) -> Bool { name.contains("qos") }
+
+    /// Waits until none of `threads` runs any more (libdispatch's workers aside); returns the
+    /// others still running at `timeout`.
+    static func waitForExit(_ threads: Set<Int>, timeout: Duration) -> [String] {
+        var running: [Int: String] = [:]
+        _ = waitUntil(timeout: timeout) {
+            let now = current()
+            running = now.filter { threads.contains($0.key) && !isDispatchWorker($0.value) }
+            return running.isEmpty
+        }
+        return running.sorted { $0.key < $1.key }.map { "\($0.value) (tid \($0.key))" }
+    }
+}
+
+/// Runs `body(0..<count)` on `count` threads of its own at once and waits for all of them.
+/// Not `DispatchQueue.concurrentPerform`: with libdispatch's pool busy (a backend that parks its
+/// threads) that runs every iteration on the calling thread, one after another.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        Thread {
+            Thread.current.name = "conformance-\(index)"
+            go.wait()  // all start together
+            body(index)
+            done.signal()
+        }.start()
+    }
+    for _ in 0..<count { go.signal() }
+    for _ in 0..<count { done.wait() }
+}

@@ -1,0 +1,313 @@
+import Countdown
+import CountdownConformance
+import CountdownLocking
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// Forwards to a real backend; each broken backend below overrides one behaviour.
+///
+/// `@unchecked Sendable`: a test double meant for subclassing (so not final); the only state,
+/// in subclasses, is behind `Locked` or `Atomic`.
+class Forwarding: CountdownScheduler, @unchecked Sendable {
+    let inner: any CountdownScheduler
+
+    init(_ inner: any CountdownScheduler) { self.inner = inner }
+
+    var profile: CountdownProfile { inner.profile }
+    var tickInterval: Duration { inner.tickInterval }
+    var deliveryQueue: DispatchQueue { inner.deliveryQueue }
+
+    func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try inner.start(key: key, duration: duration, observer: wrap(observer, key: key))
+    }
+
+    func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        inner.attach(key: key, observer: wrap(observer, key: key))
+    }
+
+    /// Where a broken backend tampers with what its observers hear.
+    func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver { observer }
+
+    func cancel(key: String) -> Bool { inner.cancel(key: key) }
+    func pause(key: String) -> Bool { inner.pause(key: key) }
+    func resume(key: String) -> Bool { inner.resume(key: key) }
+    func remaining(key: String) -> Duration? { inner.remaining(key: key) }
+    var activeKeys: [String] { inner.activeKeys }
+    var activeCount: Int { inner.activeCount }
+    func shutdown() { inner.shutdown() }
+}
+
+typealias Environment = CountdownConformance.Environment
+
+func dispatchSource(_ e: Environment) throws -> DispatchSourceScheduler {
+    try DispatchSourceScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue)
+}
+
+// MARK: - One broken promise each
+
+final class FinishesTwice: Forwarding, @unchecked Sendable {
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        { event in
+            observer(event)
+            if event.kind == .finished { observer(event) }
+        }
+    }
+}
+
+/// Turns the last tick into the finish: one tick early.
+final class FinishesEarly: Forwarding, @unchecked Sendable {
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let done = Atomic<Bool>(false)
+        let tick = inner.tickInterval
+        return { event in
+            guard !done.load(ordering: .relaxed) else { return }
+            if event.kind == .finished || event.remaining <= tick {
+                done.store(true, ordering: .relaxed)
+                observer(CountdownEvent(key: event.key, kind: .finished, remaining: .zero))
+            } else {
+                observer(event)
+            }
+        }
+    }
+}
+
+/// Cancels, then lets one more tick through a little later.
+final class TicksAfterCancel: Forwarding, @unchecked Sendable {
+    private let observers = Locked<[String: CountdownObserver]>([:])
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        observers.withLock { $0[key] = observer }
+        return observer
+    }
+
+    override func cancel(key: String) -> Bool {
+        let remaining = inner.remaining(key: key)
+        let cancelled = inner.cancel(key: key)
+        if cancelled, let observer = observers.withLock({ $0[key] }), let remaining {
+            deliveryQueue.asyncAfter(deadline: .now() + .milliseconds(30)) {
+                observer(CountdownEvent(key: key, kind: .tick, remaining: remaining))
+            }
+        }
+        return cancelled
+    }
+}
+
+final class KeepsObservers: Forwarding, @unchecked Sendable {
+    private let kept = Locked<[CountdownObserver]>([])
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        kept.withLock { $0.append(observer) }
+        return observer
+    }
+}
+
+final class RestartsOnAttach: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        _ = inner.cancel(key: key)
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Says it paused; never does.
+final class IgnoresPause: Forwarding, @unchecked Sendable {
+    private let paused = Locked<Set<String>>([])
+
+    override func pause(key: String) -> Bool {
+        guard inner.remaining(key: key) != nil else { return false }
+        return paused.withLock { $0.insert(key).inserted }
+    }
+
+    override func resume(key: String) -> Bool {
+        paused.withLock { $0.remove(key) != nil }
+    }
+}
+
+/// Declares the articles' capacity of 20, then "starts" the 21st without running it.
+final class DropsOverflow: Forwarding, @unchecked Sendable {
+    override var profile: CountdownProfile {
+        var profile = inner.profile
+        profile.capacity = 20
+        return profile
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        if inner.activeCount >= 20, inner.remaining(key: key) == nil { return .started }
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Calls observers with a lock held that `cancel` also takes: a re-entrant cancel deadlocks.
+final class DeadlocksOnReentrantCancel: Forwarding, @unchecked Sendable {
+    private let lock = DispatchSemaphore(value: 1)
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        { [lock] event in
+            lock.wait()
+            defer { lock.signal() }
+            observer(event)
+        }
+    }
+
+    override func cancel(key: String) -> Bool {
+        lock.wait()
+        defer { lock.signal() }
+        return inner.cancel(key: key)
+    }
+}
+
+final class RemainingRises: Forwarding, @unchecked Sendable {
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let count = Atomic<Int64>(0)
+        return { event in
+            guard event.kind == .tick else { return observer(event) }
+            let n = count.add(1, ordering: .relaxed).newValue
+            observer(CountdownEvent(key: event.key, kind: .tick, remaining: event.remaining + .milliseconds(n * 40)))
+        }
+    }
+}
+
+/// Made with a queue of its own instead of the one it was given.
+final class DeliversOffQueue: Forwarding, @unchecked Sendable {}
+
+/// Starts a thread that never ends.
+final class LeaksThread: Forwarding, @unchecked Sendable {
+    override init(_ inner: any CountdownScheduler) {
+        super.init(inner)
+        let thread = Thread {
+            Thread.current.name = "leaky-ticker"
+            // Bounded, so the test process is not kept busy for ever: long past the check's wait.
+            for _ in 0..<600 { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        thread.start()
+    }
+}
+
+final class AcceptsEmptyKey: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try inner.start(key: key.isEmpty ? "(empty)" : key, duration: duration, observer: observer)
+    }
+}
+
+/// `attach(key:)` with nothing running starts a minute-long countdown.
+final class AttachStarts: Forwarding, @unchecked Sendable {
+    override func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        if let remaining = inner.attach(key: key, observer: observer) { return remaining }
+        _ = try? inner.start(key: key, duration: .seconds(60), observer: observer)
+        return .seconds(60)
+    }
+}
+
+/// Swallows the immediate first tick of a start.
+final class NoImmediateTick: Forwarding, @unchecked Sendable {
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let first = Atomic<Bool>(true)
+        return { event in
+            if first.exchange(false, ordering: .relaxed) { return }
+            observer(event)
+        }
+    }
+}
+
+/// Two starts that overlap in time corrupt each other: the later observer is told a remaining
+/// larger than the one it was first told.
+final class RacesConcurrentStarts: Forwarding, @unchecked Sendable {
+    private let inFlight = Atomic<Int>(0)
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        let overlapping = inFlight.add(1, ordering: .relaxed).oldValue > 0
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        Thread.sleep(forTimeInterval: 0.0002)  // widen the window, as a slow critical section would
+        let outcome = try inner.start(key: key, duration: duration, observer: observer)
+        if overlapping {
+            deliveryQueue.asyncAfter(deadline: .now() + .milliseconds(2)) {
+                observer(CountdownEvent(key: key, kind: .tick, remaining: duration + .seconds(1)))
+            }
+        }
+        return outcome
+    }
+}
+
+/// Attaching to a paused countdown quietly resumes it.
+final class AttachResumes: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        _ = inner.resume(key: key)
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Declares a profile its mechanism does not have.
+final class MisdeclaredProfile: Forwarding, @unchecked Sendable {
+    private let declared: CountdownProfile
+
+    init(_ inner: any CountdownScheduler, _ change: (inout CountdownProfile) -> Void) {
+        var profile = inner.profile
+        change(&profile)
+        declared = profile
+        super.init(inner)
+    }
+
+    override var profile: CountdownProfile { declared }
+}
+
+// MARK: - The catalogue
+
+/// A broken backend and the check that must reject it.
+struct BrokenBackend: Sendable, CustomTestStringConvertible {
+    let name: String
+    let rejectedBy: String
+    let make: CountdownConformance.Factory
+
+    var testDescription: String { "\(name) → \(rejectedBy)" }
+
+    static let all: [BrokenBackend] = [
+        .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try dispatchSource($0)) },
+        .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try dispatchSource($0)) },
+        .init(name: "finishes twice", rejectedBy: "finish") { FinishesTwice(try dispatchSource($0)) },
+        .init(name: "finishes early", rejectedBy: "finish") { FinishesEarly(try dispatchSource($0)) },
+        .init(name: "restarts on attach", rejectedBy: "attach") { RestartsOnAttach(try dispatchSource($0)) },
+        .init(name: "attach(key:) starts", rejectedBy: "attach-only") { AttachStarts(try dispatchSource($0)) },
+        .init(name: "ticks after cancel", rejectedBy: "cancel") { TicksAfterCancel(try dispatchSource($0)) },
+        .init(name: "ignores pause", rejectedBy: "pause-resume") { IgnoresPause(try dispatchSource($0)) },
+        .init(name: "accepts an empty key", rejectedBy: "bad-input") { AcceptsEmptyKey(try dispatchSource($0)) },
+        .init(name: "deadlocks on a re-entrant cancel", rejectedBy: "reentrancy") {
+            DeadlocksOnReentrantCancel(try dispatchSource($0))
+        },
+        .init(name: "races concurrent starts", rejectedBy: "concurrency") { RacesConcurrentStarts(try dispatchSource($0)) },
+        .init(name: "delivers off the queue", rejectedBy: "delivery") {
+            DeliversOffQueue(try DispatchSourceScheduler(tickInterval: $0.tickInterval))
+        },
+        .init(name: "keeps observers", rejectedBy: "observer-release") { KeepsObservers(try dispatchSource($0)) },
+        .init(name: "leaks a thread", rejectedBy: "shutdown") { LeaksThread(try dispatchSource($0)) },
+        .init(name: "attaching resumes a paused countdown", rejectedBy: "randomized") { AttachResumes(try dispatchSource($0)) },
+        .init(name: "drops the overflow silently", rejectedBy: "profile.capacity") { DropsOverflow(try dispatchSource($0)) },
+        .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
+            MisdeclaredProfile(try TimestampScheduler(
+                tickInterval: e.tickInterval, clock: e.wallClock, deliveryQueue: e.deliveryQueue)) { $0.wallClockJump = .immune }
+        },
+        .init(name: "dispatch-source declared stalling behind a slow observer", rejectedBy: "profile.slow-observer") {
+            MisdeclaredProfile(try dispatchSource($0)) { $0.slowObserver = .stallsCountdowns }
+        },
+        .init(name: "dispatch-source declared drifting", rejectedBy: "profile.drift") {
+            MisdeclaredProfile(try dispatchSource($0)) { $0.drift = .accumulates }
+        },
+        .init(name: "operation-queue declared drift-free", rejectedBy: "profile.drift") { e in
+            MisdeclaredProfile(try OperationQueueScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue)) {
+                $0.drift = .bounded
+            }
+        },
+    ]
+}

@@ -1,0 +1,39 @@
+import Countdown
+import CountdownConformance
+import Dispatch
+import Testing
+
+/// Every built-in backend made for the conformance suite: the suite's tick, queue and wall clock.
+func conformance(_ backend: CountdownBackend, seed: UInt64? = nil) -> CountdownConformance {
+    var options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(60))
+    if let seed { options.seed = seed }
+    return CountdownConformance(name: backend.description, options: options) { environment in
+        try backend.makeScheduler(.init(
+            tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
+            wallClock: environment.wallClock))
+    }
+}
+
+/// The whole suite, on every backend: one test case per check and backend.
+@Suite("Conformance", .dedicatedThread, .timeLimit(.minutes(3)))
+struct ConformanceTests {
+    @Test("built-in backends pass every check", arguments: allBackends, CountdownConformance.checks)
+    func builtInBackend(backend: CountdownBackend, check: ConformanceCheck) {
+        let result = conformance(backend).run(check)
+        #expect(result.verdict != .fail, "\(check.id) on \(backend): \(result.messages.joined(separator: "; "))")
+        // Everything built in is clear-cut: no check may shrug.
+        #expect(result.verdict == .pass, "\(check.id) on \(backend) was \(result.verdict.rawValue): \(result.messages)")
+    }
+
+    @Test("every check has a unique id and a summary")
+    func catalogue() {
+        let ids = CountdownConformance.checks.map(\.id)
+        #expect(Set(ids).count == ids.count)
+        #expect(CountdownConformance.checks.allSatisfy { !$0.summary.isEmpty })
+        #expect(CountdownConformance.checks.filter { $0.kind == .contract }.count >= 14)
+    }
+}
+
+extension ConformanceCheck: CustomTestStringConvertible {
+    public var testDescription: String { id }
+}
