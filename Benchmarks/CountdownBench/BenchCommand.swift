@@ -10,6 +10,7 @@ enum BenchCommand {
 
         SUBCOMMANDS:
           list          Each backend's name, mechanism and declared profile.
+          conformance   The conformance suite on each backend: checks × backends.
 
         OPTIONS:
           -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
@@ -31,6 +32,8 @@ enum BenchCommand {
                 return 0
             case "list":
                 return try ListCommand(arguments: rest).run(&output)
+            case "conformance":
+                return try ConformanceCommand(arguments: rest).run(&output)
             default:
                 throw UsageError("unknown subcommand '\(subcommand)' (try --help)")
             }

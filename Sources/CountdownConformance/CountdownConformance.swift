@@ -67,10 +67,26 @@ public struct CountdownConformance: Sendable {
         self.factory = makeScheduler
     }
 
-    /// Runs every check (or those whose id is in `only`) one after another.
-    public func run(only ids: Set<String>? = nil) -> ConformanceReport {
+    /// Runs every check (or those whose id is in `only`), up to `concurrency` at a time; the
+    /// report lists them in the suite's order.
+    public func run(only ids: Set<String>? = nil, concurrency: Int = 1) -> ConformanceReport {
         let selected = Self.checks.filter { ids?.contains($0.id) ?? true }
-        return ConformanceReport(backend: name, results: selected.map(run))
+        guard concurrency > 1 else { return ConformanceReport(backend: name, results: selected.map(run)) }
+        let results = Locked<[String: CheckResult]>([:])
+        let slots = DispatchSemaphore(value: concurrency)
+        let finished = DispatchSemaphore(value: 0)
+        for check in selected {
+            slots.wait()
+            Thread {
+                let result = self.run(check)
+                results.withLock { $0[check.id] = result }
+                slots.signal()
+                finished.signal()
+            }.start()
+        }
+        for _ in selected { finished.wait() }
+        let byID = results.withLock { $0 }
+        return ConformanceReport(backend: name, results: selected.compactMap { byID[$0.id] })
     }
 
     /// Runs one check on a thread of its own, under the watchdog.

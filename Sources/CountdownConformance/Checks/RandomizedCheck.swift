@@ -38,13 +38,16 @@ enum RandomizedCheck {
             let keys = (0..<keysPerThread).map { KeyModel(key: "r\(thread)-\($0)") }
             for _ in 0..<operationsPerThread {
                 let model = keys[random.below(keys.count)]
-                let duration = min(maximum, .milliseconds(20 + Int64(random.below(130))))
+                let duration = min(maximum, .milliseconds(10 + Int64(random.below(70))))
                 model.perform(operation: random.below(100), duration: duration, on: h, in: c)
-                if random.below(3) == 0 { Thread.sleep(forTimeInterval: Double(random.below(1000)) / 1e6) }
+                // Paced (2 ms apart on average) so countdowns of 10–80 ms also run out
+                // mid-sequence, not only get cancelled or replaced.
+                Thread.sleep(forTimeInterval: Double(random.below(4000)) / 1e6)
             }
             collected.withLock { $0.append(contentsOf: keys) }
         }
         let elapsed = monotonicNow() - started
+        let callTime = collected.withLock { $0.reduce(0) { $0 + $1.callNanoseconds } }
         let keys = collected.withLock { $0 }
 
         // Let everything end: resume what is paused, then wait for every countdown to finish.
@@ -57,8 +60,8 @@ enum RandomizedCheck {
         var finishes = 0
         for model in keys { finishes += model.verify(in: c, seed: seed) }
         let operations = operationsPerThread * threads
-        c.figure(String(format: "%d operations on %d keys from %d threads, %.0f operations/s; %d countdowns, %d finishes; seed %llu",
-                        operations, keys.count, threads, Double(operations) / (Double(elapsed) / 1e9),
+        c.figure(String(format: "%d operations on %d keys from %d threads in %.2f s (paced; %.1f µs per call); %d countdowns, %d finishes; seed %llu",
+                        operations, keys.count, threads, Double(elapsed) / 1e9, Double(callTime) / Double(operations) / 1000,
                         keys.reduce(0) { $0 + $1.countdownCount }, finishes, seed))
     }
 }
@@ -136,10 +139,14 @@ private final class KeyModel: @unchecked Sendable {
         current?.revokedBy = h.queue.mark()
     }
 
+    /// Time spent inside the scheduler's methods, for the figure.
+    private(set) var callNanoseconds: UInt64 = 0
+
     func perform(operation: Int, duration: Duration, on h: Harness, in c: CheckContext) {
         noteFinish()
         let s = h.scheduler
         let begin = monotonicNow()
+        defer { callNanoseconds += monotonicNow() - begin }
         let certain = countdown.map { !$0.mayHaveFinished(at: begin) } ?? false  // certainly still there
         switch operation {
         case 0..<30:

@@ -1,0 +1,138 @@
+import Countdown
+import CountdownConformance
+import Foundation
+
+/// `countdown-bench conformance`: the conformance suite on the built-in backends, as a matrix.
+struct ConformanceCommand {
+    static let usage = """
+        USAGE: countdown-bench conformance [--backend NAME] [--check ID] [--format text|json]
+                                           [--seed N] [--operations N] [--no-progress]
+
+        Runs the conformance suite (CountdownConformance) on each backend and prints a matrix
+        of checks × backends: contract checks, then profile checks, whose cells show what the
+        backend declares. Figures and failure messages follow the matrix.
+
+        OPTIONS:
+          --backend NAME        \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --check ID            Only this check (repeatable as a comma list): \(CountdownConformance.checks.prefix(3).map(\.id).joined(separator: ", ")), …
+          --format text|json    text (default) or JSON reports.
+          --seed N              Seed of the randomized check (printed; use it to replay).
+          --operations N        Operations of the randomized check (default 2000).
+          --no-progress         No progress lines on stderr.
+
+        EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
+        failed (a backend does not behave as it declares); 2 bad arguments.
+        """
+
+    let backends: [CountdownBackend]
+    let checkIDs: Set<String>?
+    let format: String
+    let options: CountdownConformance.Options
+    let showProgress: Bool
+    let showHelp: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        var args = Arguments(arguments, subcommand: "conformance")
+        showHelp = args.flag("-h", "--help")
+        showProgress = !args.flag("--no-progress")
+        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        format = try args.choice("--format", in: ["text", "json"]) ?? "text"
+        var options = CountdownConformance.Options()
+        if let seed = try args.value("--seed") {
+            guard let value = UInt64(seed) else { throw UsageError("--seed must be a whole number, not '\(seed)'") }
+            options.seed = value
+        }
+        if let operations = try args.value("--operations") {
+            guard let value = Int(operations), value > 0 else {
+                throw UsageError("--operations must be a positive whole number, not '\(operations)'")
+            }
+            options.randomizedOperations = value
+        }
+        self.options = options
+        if let list = try args.value("--check") {
+            let ids = Set(list.split(separator: ",").map(String.init))
+            let known = Set(CountdownConformance.checks.map(\.id))
+            if let unknown = ids.subtracting(known).sorted().first {
+                throw UsageError("unknown check '\(unknown)'; see countdown-bench conformance --help")
+            }
+            checkIDs = ids
+        } else {
+            checkIDs = nil
+        }
+        try args.finish()
+    }
+
+    func run(_ output: inout StandardStreams) throws -> Int32 {
+        if showHelp {
+            output.write(Self.usage + "\n")
+            return 0
+        }
+        if showProgress { output.writeError("conformance: seed \(options.seed)\n") }
+        var reports: [(CountdownBackend, CountdownProfile, ConformanceReport)] = []
+        for backend in backends {
+            if showProgress { output.writeError("conformance: \(backend)…\n") }
+            let suite = CountdownConformance(name: backend.description, options: options) { environment in
+                try backend.makeScheduler(.init(
+                    tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
+                    wallClock: environment.wallClock))
+            }
+            let report = suite.run(only: checkIDs, concurrency: 6)
+            let profile = try backend.makeScheduler().profile
+            reports.append((backend, profile, report))
+            if showProgress {
+                output.writeError("conformance: \(backend): \(report.results.filter { $0.verdict == .pass }.count) of \(report.results.count) passed\n")
+            }
+        }
+        output.write(format == "json" ? try json(reports.map(\.2)) : text(reports))
+        if reports.contains(where: { !$0.2.meetsContract }) { return 1 }
+        if reports.contains(where: { !$0.2.passed }) { return 3 }
+        return 0
+    }
+
+    private func text(_ reports: [(CountdownBackend, CountdownProfile, ConformanceReport)]) -> String {
+        var table = TextTable(columns: ["check"] + reports.map { $0.0.description })
+        let ids = reports.first?.2.results.map(\.id) ?? []
+        for id in ids {
+            table.add([id] + reports.map { _, profile, report in
+                guard let result = report.results.first(where: { $0.id == id }) else { return "-" }
+                let declared = Self.declared(id, in: profile).map { " (\($0))" } ?? ""
+                return (result.verdict == .fail ? "FAIL" : result.verdict.rawValue) + declared
+            })
+        }
+        var out = table.render()
+        out += "\nseed \(options.seed)\n"
+        for (backend, _, report) in reports {
+            out += "\n\(backend)\n"
+            for result in report.results {
+                if let figure = result.figure { out += "  \(result.id): \(figure)\n" }
+                if result.verdict != .pass {
+                    for message in result.messages { out += "  \(result.id) \(result.verdict.rawValue): \(message)\n" }
+                }
+            }
+        }
+        return out
+    }
+
+    /// What a profile check compares against: the backend's declaration.
+    private static func declared(_ id: String, in p: CountdownProfile) -> String? {
+        switch id {
+        case "profile.wall-clock": p.wallClockJump.rawValue
+        case "profile.slow-observer": p.slowObserver.rawValue
+        case "profile.drift": p.drift.rawValue
+        case "profile.capacity": p.capacity.map { "capacity \($0)" } ?? "no capacity"
+        default: nil
+        }
+    }
+
+    private func json(_ reports: [ConformanceReport]) throws -> String {
+        struct Document: Encodable {
+            let seed: UInt64
+            let randomizedOperations: Int
+            let reports: [ConformanceReport]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let document = Document(seed: options.seed, randomizedOperations: options.randomizedOperations, reports: reports)
+        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+    }
+}
