@@ -77,12 +77,12 @@ public struct CountdownConformance: Sendable {
         let finished = DispatchSemaphore(value: 0)
         for check in selected {
             slots.wait()
-            Thread {
+            OSThreads.start("conformance") {
                 let result = self.run(check)
                 results.withLock { $0[check.id] = result }
                 slots.signal()
                 finished.signal()
-            }.start()
+            }
         }
         for _ in selected { finished.wait() }
         let byID = results.withLock { $0 }
@@ -97,12 +97,10 @@ public struct CountdownConformance: Sendable {
         // A thread of its own: whatever a backend does to libdispatch's shared pool, the check
         // keeps time. Its name is what threads started by the backend inherit until they name
         // themselves, which keeps them apart from libdispatch's workers ("…qos…").
-        let thread = Thread {
-            Thread.current.name = "conformance"  // set from inside: corelibs ignores it before start()
+        OSThreads.start("conformance") {
             context.execute()
             done.signal()
         }
-        thread.start()
         let limit = DispatchTime.now() + .nanoseconds(Int(options.timeLimitPerCheck.components.seconds * 1_000_000_000))
         if done.wait(timeout: limit) == .timedOut {
             context.fail("hung: no result after \(options.timeLimitPerCheck) (a deadlock, or a wait that never ends)")

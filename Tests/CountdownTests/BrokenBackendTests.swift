@@ -12,7 +12,8 @@ struct BrokenBackendTests {
         let suite = CountdownConformance(
             name: broken.name, options: .init(timeLimitPerCheck: .seconds(40)), makeScheduler: broken.make)
         let result = suite.run(check)
-        #expect(result.verdict == .fail, "\(broken.name) passed \(check.id): \(result.messages)")
+        guard !distortedByThreadSanitizer(check) else { return }  // see ConformanceTests
+        #expect(result.verdict == .fail, "\(broken.name) passed \(check.id): \(result.messages) — \(result.figure ?? "")")
         #expect(!result.messages.isEmpty, "a failure without a message")
     }
 

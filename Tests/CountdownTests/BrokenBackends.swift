@@ -182,7 +182,7 @@ final class LeaksThread: Forwarding, @unchecked Sendable {
     override init(_ inner: any CountdownScheduler) {
         super.init(inner)
         let thread = Thread {
-            Thread.current.name = "leaky-ticker"
+            nameCurrentThread("leaky-ticker")
             // Bounded, so the test process is not kept busy for ever: long past the check's wait.
             for _ in 0..<600 { Thread.sleep(forTimeInterval: 0.1) }
         }

@@ -1,5 +1,6 @@
 import Countdown
 import CountdownConformance
+import CountdownLocking
 import Dispatch
 import Testing
 
@@ -14,12 +15,21 @@ func conformance(_ backend: CountdownBackend, seed: UInt64? = nil) -> CountdownC
     }
 }
 
+/// Checks whose verdict rests on timing that ThreadSanitizer distorts.
+func distortedByThreadSanitizer(_ check: ConformanceCheck) -> Bool {
+    ThreadSanitizer.acquire != nil && ["profile.drift", "profile.slow-observer"].contains(check.id)
+}
+
 /// The whole suite, on every backend: one test case per check and backend.
 @Suite("Conformance", .dedicatedThread, .timeLimit(.minutes(3)))
 struct ConformanceTests {
     @Test("built-in backends pass every check", arguments: allBackends, CountdownConformance.checks)
     func builtInBackend(backend: CountdownBackend, check: ConformanceCheck) {
         let result = conformance(backend).run(check)
+        // Under ThreadSanitizer (several times slower) the checks that judge a profile by timing
+        // still run — a hang or a crash still fails — but their verdicts are not asserted: the
+        // plain `swift test` of the same CI run asserts them.
+        guard !distortedByThreadSanitizer(check) else { return }
         #expect(result.verdict != .fail, "\(check.id) on \(backend): \(result.messages.joined(separator: "; "))")
         // Everything built in is clear-cut: no check may shrug.
         #expect(result.verdict == .pass, "\(check.id) on \(backend) was \(result.verdict.rawValue): \(result.messages)")

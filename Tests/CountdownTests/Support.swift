@@ -1,7 +1,6 @@
 import CountdownLocking
 import Dispatch
 import Foundation
-import Synchronization  // Atomic
 import Testing
 
 @testable import Countdown
@@ -9,7 +8,6 @@ import Testing
 /// Nanoseconds on CLOCK_MONOTONIC, the clock the backends schedule on.
 func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-func ns(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 
 /// What the tests allow for clock granularity in "never before" checks, and nothing else.
 let granularity: UInt64 = 1_000_000
@@ -32,19 +30,6 @@ final class MarkedQueue: Sendable {
 
     /// Runs everything queued so far.
     func drain() { queue.sync {} }
-
-    /// Blocks the queue until `body` returns, so deliveries pile up behind it: what a slow
-    /// observer (or a busy main thread) does.
-    func holding<T>(_ body: () throws -> T) rethrows -> T {
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        queue.async {
-            held.signal()
-            release.wait()
-        }
-        held.wait()
-        defer { release.signal() }
-        return try body()
-    }
 }
 
 /// Records the events of one observer with the monotonic time they began at.
@@ -103,15 +88,6 @@ func settle(for duration: Duration) {
     Thread.sleep(forTimeInterval: duration.seconds)
 }
 
-/// Makes a scheduler of `backend` with a generous capacity for backends that declare one.
-func makeScheduler(
-    _ backend: CountdownBackend, tick: Duration, queue: MarkedQueue? = nil,
-    maximumDuration: Duration? = nil, capacity: Int = 256
-) throws -> any CountdownScheduler {
-    try backend.makeScheduler(.init(
-        tickInterval: tick, deliveryQueue: queue?.queue, capacity: capacity,
-        maximumDuration: maximumDuration))
-}
 
 /// Checks what every observer's event list must satisfy, whatever happened around it:
 /// ticks positive and never increasing, at most one finish, and nothing after it.
@@ -135,25 +111,5 @@ func expectWellFormed(_ records: [EventLog.Record], _ label: String = "",
             #expect(record.event.remaining == .zero, sourceLocation: sourceLocation)
             finished = true
         }
-    }
-}
-
-/// A one-way flag observers can raise from any thread.
-final class Flag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    func set() { raised.store(true, ordering: .releasing) }
-    var isSet: Bool { raised.load(ordering: .acquiring) }
-}
-
-/// A tick that says `r` remains must not arrive before start + (duration − r): it would tell
-/// the observer less time is left than really is. Valid for every backend: counting ones tick
-/// on start + k·T with D − k·T, clock-reading ones read the time left when they fire.
-func expectNeverEarly(_ ticks: [EventLog.Record], duration: Duration, start: UInt64,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-    for record in ticks {
-        let due = start + ns(duration - record.event.remaining)
-        #expect(record.at + granularity >= due,
-                "a tick carrying \(record.event.remaining) came \(Double(due - record.at) / 1e6) ms early",
-                sourceLocation: sourceLocation)
     }
 }

@@ -1,3 +1,4 @@
+import CountdownLocking
 import Dispatch
 import Foundation
 import Synchronization
@@ -37,9 +38,9 @@ final class RunLoopThread: @unchecked Sendable {
     }
 
     private func run(ready: DispatchSemaphore) {
-        // Named from inside: corelibs does not apply a name set before `start()`, and the
-        // thread would keep its creator's name (a libdispatch worker's, often).
-        Thread.current.name = Self.threadName
+        // Named from inside, through pthread: corelibs ignores a name set before `start()`, and
+        // the thread would keep its creator's name (a libdispatch worker's, often).
+        nameCurrentThread(Self.threadName)
         runLoop = RunLoop.current
         keepAlive = Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }
         runLoop.add(keepAlive, forMode: .common)

@@ -156,9 +156,14 @@ enum ContractChecks {
         c.expect(new.finishes.count == 1, "the attached observer heard \(new.finishes.count) finishes")
         if let finish = new.finishes.first {
             c.expect(finish.at + granularity >= before + nanoseconds(duration), "finished before the original deadline")
-            c.expect(finish.at < attachedAt + nanoseconds(duration),
-                     "finished \(milliseconds(finish.at - before)) after start: as if restarted at the attach")
         }
+        // Not restarted, not extended: with `remaining` left, at most one tick per interval of
+        // it follows the attach tick. (A countdown restarted or extended at the attach would tick
+        // for the whole duration again. Counted, not timed: a drifting backend finishes late.)
+        let allowed = Int((remaining / tick).rounded(.up)) + 1
+        c.expect(new.ticks.count <= allowed,
+                 "\(new.ticks.count) ticks after attaching with \(remaining) left: at most \(allowed), unless restarted or extended")
+        _ = attachedAt
     }
 
     static func attachOnly(_ c: CheckContext) throws {
@@ -437,7 +442,11 @@ enum ContractChecks {
         let leftover = OSThreads.waitForExit(ownThreads, timeout: .seconds(5))
         c.expect(leftover.isEmpty,
                  "threads the scheduler started still run 5 s after shutdown: \(leftover.joined(separator: ", "))")
-        c.figure("\(ownThreads.count) thread(s) of its own, \(leftover.count) left after shutdown")
+        if OSThreads.current() == nil {
+            c.figure("threads not observable here (no /proc): only the release of the scheduler was checked")
+        } else {
+            c.figure("\(ownThreads.count) thread(s) of its own, \(leftover.count) left after shutdown")
+        }
     }
 
     /// Shuts `h` down with countdowns running, paused and queued; returns a weak reference to it.

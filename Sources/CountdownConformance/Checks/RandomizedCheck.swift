@@ -87,6 +87,13 @@ private final class CountdownModel {
     /// Never before this may it have finished.
     var earliestFinish: UInt64 { startBegin + nanoseconds(duration) + pausedAtLeast }
 
+    /// For failure messages: where the model stood.
+    func explain(at now: UInt64) -> String {
+        let left = Int64(earliestFinish) - Int64(now)
+        return "started \(milliseconds(now - startBegin)) before for \(duration), paused at least \(milliseconds(pausedAtLeast))"
+            + (isPaused ? ", paused now" : ", \(milliseconds(left)) before its earliest finish")
+    }
+
     /// Could it have finished by `now`? Only if running and past its earliest finish.
     func mayHaveFinished(at now: UInt64) -> Bool {
         timingUnknown || (!isPaused && now + granularity >= earliestFinish)
@@ -147,7 +154,12 @@ private final class KeyModel: @unchecked Sendable {
         let s = h.scheduler
         let begin = monotonicNow()
         defer { callNanoseconds += monotonicNow() - begin }
-        let certain = countdown.map { !$0.mayHaveFinished(at: begin) } ?? false  // certainly still there
+        // Whether the countdown certainly still exists is judged at the end of the call: the
+        // backend decides somewhere inside it, and a call can take milliseconds on a loaded
+        // machine. Before the end, the countdown was certainly there if it cannot have run out.
+        let model = countdown
+        var certain: Bool { model.map { !$0.mayHaveFinished(at: monotonicNow()) } ?? false }
+        var why: String { model.map { $0.explain(at: monotonicNow()) } ?? "no countdown" }
         switch operation {
         case 0..<30:
             let recorder = h.recorder()
@@ -160,7 +172,7 @@ private final class KeyModel: @unchecked Sendable {
             }
             switch outcome {
             case .started:
-                c.expect(!certain, "\(key): start restarted a countdown that was still running")
+                c.expect(!certain, "\(key): start restarted a countdown that was still running (\(why))")
                 let model = CountdownModel(startBegin: begin, duration: duration)
                 countdown = model
                 countdownCount += 1
@@ -187,7 +199,7 @@ private final class KeyModel: @unchecked Sendable {
                 register(ObserverModel(recorder: recorder, countdown: countdown,
                                        expectedFirst: remaining > .zero ? remaining : nil))
             } else {
-                c.expect(!certain, "\(key): attach found nothing though a countdown was running")
+                c.expect(!certain, "\(key): attach found nothing though a countdown was running (\(why))")
                 countdown = nil
                 observers.append(ObserverModel(recorder: recorder, countdown: nil, expectedFirst: nil, mustStaySilent: true))
             }
@@ -196,7 +208,7 @@ private final class KeyModel: @unchecked Sendable {
                 c.expect(countdown != nil, "\(key): cancel returned true though no countdown could be running")
                 revokeCurrent(h)
             } else {
-                c.expect(!certain, "\(key): cancel returned false though a countdown was running")
+                c.expect(!certain, "\(key): cancel returned false though a countdown was running (\(why))")
             }
             countdown = nil
         case 55..<70:
@@ -212,7 +224,7 @@ private final class KeyModel: @unchecked Sendable {
                 model.pausedSince = end
                 model.frozenRemaining = nil
             } else {
-                c.expect(!certain, "\(key): pause of a running countdown returned false")
+                c.expect(!certain, "\(key): pause of a running countdown returned false (\(why))")
                 countdown = nil  // it had finished
             }
         case 70..<85:

@@ -28,9 +28,15 @@ enum OSThreads {
     /// Held while the suite makes a scheduler, so threads appearing then are that scheduler's.
     static let creation = Locked(())
 
-    /// Thread id → name, or empty where /proc is not there (Apple platforms).
-    static func current() -> [Int: String] {
-        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return [:] }
+    /// Thread id → name; nil where /proc cannot be read (Apple platforms). The listing can fail
+    /// when a thread exits while it is read, so it is tried a few times: a failed read must not
+    /// pass for "no threads".
+    static func current() -> [Int: String]? {
+        var listing: [String]?
+        for _ in 0..<5 where listing == nil {
+            listing = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        }
+        guard let ids = listing else { return nil }
         var threads: [Int: String] = [:]
         for id in ids.compactMap(Int.init) {
             let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
@@ -39,9 +45,20 @@ enum OSThreads {
         return threads
     }
 
+    /// Starts a thread of the suite's own. Under ``creation``, so that it never appears inside
+    /// another check's window and is taken for a scheduler's thread.
+    static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            nameCurrentThread(name)
+            body()
+        }
+        creation.withLock { _ in thread.start() }
+    }
+
     /// Threads present now that were not in `before`.
-    static func started(since before: [Int: String]) -> Set<Int> {
-        Set(current().keys.filter { before[$0] == nil })
+    static func started(since before: [Int: String]?) -> Set<Int> {
+        guard let before, let now = current() else { return [] }
+        return Set(now.keys.filter { before[$0] == nil })
     }
 
     private static func isDispatchWorker(_ name: String) -> Bool { name.contains("qos") }
@@ -49,9 +66,10 @@ enum OSThreads {
     /// Waits until none of `threads` runs any more (libdispatch's workers aside); returns the
     /// others still running at `timeout`.
     static func waitForExit(_ threads: Set<Int>, timeout: Duration) -> [String] {
-        var running: [Int: String] = [:]
+        // Until /proc has been read, every one of them counts as running.
+        var running = Dictionary(uniqueKeysWithValues: threads.map { ($0, "unread") })
         _ = waitUntil(timeout: timeout) {
-            let now = current()
+            guard let now = current() else { return false }  // unknown is not "exited"
             running = now.filter { threads.contains($0.key) && !isDispatchWorker($0.value) }
             return running.isEmpty
         }
@@ -66,12 +84,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let done = DispatchSemaphore(value: 0)
     let go = DispatchSemaphore(value: 0)
     for index in 0..<count {
-        Thread {
-            Thread.current.name = "conformance-\(index)"
+        OSThreads.start("conformance-\(index)") {
             go.wait()  // all start together
             body(index)
             done.signal()
-        }.start()
+        }
     }
     for _ in 0..<count { go.signal() }
     for _ in 0..<count { done.wait() }
