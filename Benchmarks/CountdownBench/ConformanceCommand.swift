@@ -6,7 +6,7 @@ import Foundation
 struct ConformanceCommand {
     static let usage = """
         USAGE: countdown-bench conformance [--backend NAME] [--check ID] [--format text|json]
-                                           [--seed N] [--operations N] [--no-progress]
+                                           [--seed N] [--operations N] [--output DIR] [--no-progress]
 
         Runs the conformance suite (CountdownConformance) on each backend and prints a matrix
         of checks × backends: contract checks, then profile checks, whose cells show what the
@@ -18,6 +18,8 @@ struct ConformanceCommand {
           --format text|json    text (default) or JSON reports.
           --seed N              Seed of the randomized check (printed; use it to replay).
           --operations N        Operations of the randomized check (default 2000).
+          --output DIR          Also write DIR/conformance.txt and DIR/conformance.json, with the
+                                machine they were measured on (release builds only).
           --no-progress         No progress lines on stderr.
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
@@ -30,6 +32,7 @@ struct ConformanceCommand {
     let options: CountdownConformance.Options
     let showProgress: Bool
     let showHelp: Bool
+    let outputDirectory: String?
 
     init(arguments: [String]) throws(UsageError) {
         var args = Arguments(arguments, subcommand: "conformance")
@@ -49,6 +52,10 @@ struct ConformanceCommand {
             options.randomizedOperations = value
         }
         self.options = options
+        outputDirectory = try args.value("--output")
+        if outputDirectory != nil, !Machine.isReleaseBuild {
+            throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
+        }
         if let list = try args.value("--check") {
             let ids = Set(list.split(separator: ",").map(String.init))
             let known = Set(CountdownConformance.checks.map(\.id))
@@ -83,7 +90,15 @@ struct ConformanceCommand {
                 output.writeError("conformance: \(backend): \(report.results.filter { $0.verdict == .pass }.count) of \(report.results.count) passed\n")
             }
         }
-        output.write(format == "json" ? try json(reports.map(\.2)) : text(reports))
+        let text = text(reports), json = try json(reports.map(\.2))
+        output.write(format == "json" ? json : text)
+        if let directory = outputDirectory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try ("countdown-bench conformance — \(Machine.current.summary)\n\n" + text)
+                .write(toFile: "\(directory)/conformance.txt", atomically: true, encoding: .utf8)
+            try json.write(toFile: "\(directory)/conformance.json", atomically: true, encoding: .utf8)
+            if showProgress { output.writeError("conformance: wrote \(directory)/conformance.txt and .json\n") }
+        }
         if reports.contains(where: { !$0.2.meetsContract }) { return 1 }
         if reports.contains(where: { !$0.2.passed }) { return 3 }
         return 0
@@ -126,13 +141,14 @@ struct ConformanceCommand {
 
     private func json(_ reports: [ConformanceReport]) throws -> String {
         struct Document: Encodable {
+            let machine: Machine
             let seed: UInt64
             let randomizedOperations: Int
             let reports: [ConformanceReport]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(seed: options.seed, randomizedOperations: options.randomizedOperations, reports: reports)
+        let document = Document(machine: .current, seed: options.seed, randomizedOperations: options.randomizedOperations, reports: reports)
         return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
 }

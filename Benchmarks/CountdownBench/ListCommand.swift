@@ -7,8 +7,9 @@ struct ListCommand {
         USAGE: countdown-bench list [--backend NAME] [--format text|json]
 
         Prints each backend's mechanism, its threads, and what it declares: whether a frozen
-        process makes it finish late, whether a wall-clock change moves it, its capacity and
-        its maximum duration. The conformance suite checks these declarations; the benchmark
+        process makes it finish late, whether a wall-clock change moves it, whether its finish
+        error grows with the length, whether a slow observer stalls the other countdowns, its
+        capacity and its maximum duration. The conformance suite checks these declarations; the benchmark
         measures them.
 
         OPTIONS:
@@ -44,11 +45,13 @@ struct ListCommand {
     }
 
     private func text(_ profiles: [CountdownProfile]) -> String {
-        var table = TextTable(columns: ["backend", "suspended process", "wall-clock change", "capacity", "max duration"])
+        var table = TextTable(columns: [
+            "backend", "suspended process", "wall-clock change", "drift", "slow observer", "capacity", "max duration",
+        ])
         for p in profiles {
             table.add([
-                p.displayName, p.suspension.rawValue, p.wallClockJump.rawValue,
-                p.capacity.map(String.init) ?? "unlimited", Self.durationText(p.maximumDuration),
+                p.displayName, p.suspension.rawValue, p.wallClockJump.rawValue, p.drift.rawValue,
+                p.slowObserver.rawValue, p.capacity.map(String.init) ?? "unlimited", Self.durationText(p.maximumDuration),
             ])
         }
         var out = table.render()
@@ -81,6 +84,8 @@ struct ProfileRecord: Codable {
     let threads: String
     let suspension: String
     let wallClockJump: String
+    let drift: String
+    let slowObserver: String
     let capacity: Int?
     let maximumDurationSeconds: Double
 
@@ -91,6 +96,8 @@ struct ProfileRecord: Codable {
         threads = p.threads
         suspension = p.suspension.rawValue
         wallClockJump = p.wallClockJump.rawValue
+        drift = p.drift.rawValue
+        slowObserver = p.slowObserver.rawValue
         capacity = p.capacity
         let (s, atto) = p.maximumDuration.components
         maximumDurationSeconds = Double(s) + Double(atto) * 1e-18
@@ -105,6 +112,8 @@ struct ProfileRecord: Codable {
         try c.encode(threads, forKey: .threads)
         try c.encode(suspension, forKey: .suspension)
         try c.encode(wallClockJump, forKey: .wallClockJump)
+        try c.encode(drift, forKey: .drift)
+        try c.encode(slowObserver, forKey: .slowObserver)
         try c.encode(capacity, forKey: .capacity)
         try c.encode(maximumDurationSeconds, forKey: .maximumDurationSeconds)
     }

@@ -1,4 +1,4 @@
-import Countdown
+@testable import Countdown
 import CountdownConformance
 import CountdownLocking
 import Dispatch
@@ -263,6 +263,39 @@ final class MisdeclaredProfile: Forwarding, @unchecked Sendable {
     override var profile: CountdownProfile { declared }
 }
 
+/// Counts ticks with timers whose handlers run on the delivery queue: an observer that blocks
+/// the queue stops every countdown's counting, and they finish late — while declaring that a
+/// slow observer only delays delivery.
+final class TimersOnDeliveryQueue: CountdownScheduler {
+    private let table: KeyedCountdowns<DispatchSourceMechanism>
+    let profile: CountdownProfile
+
+    init(_ e: Environment) throws {
+        let settings = try SchedulerSettings(
+            tickInterval: e.tickInterval, maximumDuration: .seconds(3600), capacity: nil,
+            deliveryQueue: e.deliveryQueue, label: "broken")
+        table = KeyedCountdowns(
+            settings: settings, mechanism: DispatchSourceMechanism(tick: e.tickInterval, timerQueue: e.deliveryQueue))
+        profile = try DispatchSourceScheduler(tickInterval: e.tickInterval).profile
+    }
+
+    var tickInterval: Duration { table.settings.tickInterval }
+    var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
+    func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try table.start(key: key, duration: duration, observer: observer)
+    }
+    func attach(key: String, observer: @escaping CountdownObserver) -> Duration? { table.attach(key: key, observer: observer) }
+    func cancel(key: String) -> Bool { table.cancel(key: key) }
+    func pause(key: String) -> Bool { table.pause(key: key) }
+    func resume(key: String) -> Bool { table.resume(key: key) }
+    func remaining(key: String) -> Duration? { table.remaining(key: key) }
+    var activeKeys: [String] { table.activeKeys }
+    var activeCount: Int { table.activeCount }
+    func shutdown() { table.shutdown() }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
@@ -297,6 +330,9 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
             MisdeclaredProfile(try TimestampScheduler(
                 tickInterval: e.tickInterval, clock: e.wallClock, deliveryQueue: e.deliveryQueue)) { $0.wallClockJump = .immune }
+        },
+        .init(name: "timers on the delivery queue: a slow observer stalls every countdown", rejectedBy: "profile.slow-observer") {
+            try TimersOnDeliveryQueue($0)
         },
         .init(name: "dispatch-source declared stalling behind a slow observer", rejectedBy: "profile.slow-observer") {
             MisdeclaredProfile(try dispatchSource($0)) { $0.slowObserver = .stallsCountdowns }

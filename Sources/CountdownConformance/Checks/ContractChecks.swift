@@ -424,7 +424,9 @@ enum ContractChecks {
     }
 
     static func shutdown(_ c: CheckContext) throws {
-        // Threads that appear while this scheduler is made and first used are its own.
+        // Threads that appear while this scheduler is made and first used are its own. Named
+        // apart, this thread passes its name to threads the backend starts and does not name.
+        nameCurrentThread("cf-shutdown")
         var harness: Harness?
         var ownThreads: Set<Int> = []
         try OSThreads.creation.withLock { _ throws in

@@ -49,39 +49,54 @@ enum ProfileChecks {
     static func slowObserver(_ c: CheckContext) throws {
         // A 50 ms tick: a stall of the machine shorter than that costs a tick-counting backend
         // nothing, so only the blocked observer can make the others late.
-        let h = try c.makeScheduler(tick: .milliseconds(50))
+        let tick = Duration.milliseconds(50)
+        let h = try c.makeScheduler(tick: tick)
         let declared = h.scheduler.profile.slowObserver
-        let block = Duration.milliseconds(400), duration = Duration.seconds(1)
-        let blocked = Locked(false)
-        try h.scheduler.start(key: "slow", duration: .seconds(5)) { event in
-            // Its second tick holds the delivery queue, as a slow observer on the main queue would.
-            guard event.remaining < .seconds(5), !blocked.withLock({ $0 }) else { return }
-            blocked.withLock { $0 = true }
-            settle(block)
-        }
+        let block = Duration.milliseconds(400), duration = Duration.seconds(2)
         let others = (0..<5).map { _ in h.recorder() }
+        let window = Locked<(start: UInt64, end: UInt64)?>(nil)
+        try h.scheduler.start(key: "slow", duration: .seconds(10)) { _ in
+            // Once every other countdown has delivered its first fire, one of this observer's
+            // ticks holds the delivery queue, as a slow observer on the main queue would. Each
+            // other countdown is then measured from a fire the block cannot have delayed.
+            guard window.withLock({ $0 == nil }), others.allSatisfy({ $0.count >= 2 }) else { return }
+            let start = monotonicNow()
+            settle(block)
+            window.withLock { $0 = (start, monotonicNow()) }
+        }
         for (i, log) in others.enumerated() {
             try h.scheduler.start(key: "k\(i)", duration: duration, observer: log.observer)
         }
         guard c.expect(waitUntil { others.allSatisfy { !$0.finishes.isEmpty } }, "the other countdowns never finished"),
-              c.expect(blocked.withLock { $0 }, "the slow observer was never called")
-        else { return }
-        // Timing kept: the block ends long before the 1 s deadline, so the finishes are on time.
-        // Counting stalled: the finishes come about the block's length late. Measured from each
-        // countdown's first fire, so that a worker that starts late is not taken for a stall.
-        let lateness = others.compactMap { log -> Int64? in
-            let ticks = log.ticks
-            guard ticks.count >= 2, let finish = log.finishes.first else { return nil }
-            return Int64(finish.at) - Int64(ticks[1].at + nanoseconds(duration - h.tick))
+              let (blockStart, blockEnd) = window.withLock({ $0 })
+        else {
+            c.fail("the slow observer was never called after the others' first fires")
+            return
         }
-        let worst = lateness.max() ?? 0
-        c.figure("one observer blocked \(block); the others finished up to \(milliseconds(worst)) late")
+        var lateness: [Int64] = []
+        for log in others {
+            let ticks = log.ticks
+            guard ticks.count >= 2, let finish = log.finishes.first, ticks[1].at < blockStart else { continue }
+            let deadline = ticks[1].at + nanoseconds(duration - tick)
+            guard blockEnd < deadline else {
+                c.inconclusive("the block ended after a deadline: the first fires came too late to tell")
+                return
+            }
+            // Timing kept: the block ends before the deadline, so the finish is on time.
+            // Counting stalled: the finish comes about the block's length late.
+            lateness.append(Int64(finish.at) - Int64(deadline))
+        }
+        guard let worst = lateness.max() else {
+            c.inconclusive("no countdown had delivered its first fire before the block")
+            return
+        }
+        c.figure("one observer blocked the delivery queue \(milliseconds(blockEnd - blockStart)); the others finished up to \(milliseconds(worst)) late")
         let observed: CountdownProfile.SlowObserver
         switch worst {
         case ..<150_000_000: observed = .delaysDeliveryOnly
         case 300_000_000...: observed = .stallsCountdowns
         default:
-            c.inconclusive("finishes \(milliseconds(worst)) late: between on time and the 400 ms block")
+            c.inconclusive("finishes \(milliseconds(worst)) late: between on time and the block's length")
             return
         }
         c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
@@ -136,10 +151,10 @@ enum ProfileChecks {
                         disturbed))
         let observed: CountdownProfile.Drift
         switch slope {
-        case ..<15_000: observed = .bounded
-        case 40_000...: observed = .accumulates
+        case ..<8_000: observed = .bounded
+        case 16_000...: observed = .accumulates
         default:
-            c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 15) and accumulating (> 40)", slope / 1000))
+            c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 8) and accumulating (≥ 16)", slope / 1000))
             return
         }
         c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")

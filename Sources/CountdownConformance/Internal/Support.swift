@@ -61,16 +61,20 @@ enum OSThreads {
         return Set(now.keys.filter { before[$0] == nil })
     }
 
-    private static func isDispatchWorker(_ name: String) -> Bool { name.contains("qos") }
+    /// Neither libdispatch's workers ("…qos…") nor the suite's own threads ("conformance…")
+    /// belong to a scheduler, whenever they appear.
+    private static func isForeign(_ name: String) -> Bool {
+        name.contains("qos") || name.hasPrefix("conformance")
+    }
 
-    /// Waits until none of `threads` runs any more (libdispatch's workers aside); returns the
-    /// others still running at `timeout`.
+    /// Waits until none of `threads` runs any more (foreign ones aside); returns the others
+    /// still running at `timeout`.
     static func waitForExit(_ threads: Set<Int>, timeout: Duration) -> [String] {
         // Until /proc has been read, every one of them counts as running.
         var running = Dictionary(uniqueKeysWithValues: threads.map { ($0, "unread") })
         _ = waitUntil(timeout: timeout) {
             guard let now = current() else { return false }  // unknown is not "exited"
-            running = now.filter { threads.contains($0.key) && !isDispatchWorker($0.value) }
+            running = now.filter { threads.contains($0.key) && !isForeign($0.value) }
             return running.isEmpty
         }
         return running.sorted { $0.key < $1.key }.map { "\($0.value) (tid \($0.key))" }
