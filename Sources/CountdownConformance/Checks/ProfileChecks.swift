@@ -52,7 +52,7 @@ enum ProfileChecks {
         let tick = Duration.milliseconds(50)
         let h = try c.makeScheduler(tick: tick)
         let declared = h.scheduler.profile.slowObserver
-        let block = Duration.milliseconds(400), duration = Duration.seconds(2)
+        let block = Duration.milliseconds(400), duration = Duration.seconds(3)
         let others = (0..<5).map { _ in h.recorder() }
         let window = Locked<(start: UInt64, end: UInt64)?>(nil)
         try h.scheduler.start(key: "slow", duration: .seconds(10)) { _ in
@@ -78,16 +78,14 @@ enum ProfileChecks {
             let ticks = log.ticks
             guard ticks.count >= 2, let finish = log.finishes.first, ticks[1].at < blockStart else { continue }
             let deadline = ticks[1].at + nanoseconds(duration - tick)
-            guard blockEnd < deadline else {
-                c.inconclusive("the block ended after a deadline: the first fires came too late to tell")
-                return
-            }
+            // A countdown whose deadline the block covered cannot tell a stall from a delay.
+            guard blockEnd < deadline else { continue }
             // Timing kept: the block ends before the deadline, so the finish is on time.
             // Counting stalled: the finish comes about the block's length late.
             lateness.append(Int64(finish.at) - Int64(deadline))
         }
         guard let worst = lateness.max() else {
-            c.inconclusive("no countdown had delivered its first fire before the block")
+            c.inconclusive("no countdown fired before the block and finished after it")
             return
         }
         c.figure("one observer blocked the delivery queue \(milliseconds(blockEnd - blockStart)); the others finished up to \(milliseconds(worst)) late")
@@ -108,14 +106,14 @@ enum ProfileChecks {
         let tick = Duration.milliseconds(20)
         let h = try c.makeScheduler(tick: tick)
         let declared = h.scheduler.profile.drift
-        let short = Duration.milliseconds(200), long = Duration.milliseconds(1200)
+        let short = Duration.milliseconds(200), long = Duration.milliseconds(1800)
         var errors: [Duration: [Int64]] = [short: [], long: []]
         var disturbed = 0
         // One countdown at a time, measured from its first fire, so that a worker that starts
         // late is not mistaken for drift. A round in which ticks arrive more than two ticks apart
         // was stalled: a tick-counting backend loses the ticks of a stall (the suspension
         // profile, not drift), so the round is left out.
-        for round in 0..<3 {
+        for round in 0..<5 {
             for duration in [short, long] {
                 let log = h.recorder()
                 try h.scheduler.start(key: "d\(round)-\(duration)", duration: duration, observer: log.observer)
@@ -130,9 +128,10 @@ enum ProfileChecks {
                 }
                 let ideal = ticks[1].at + nanoseconds(duration - tick)
                 let error = Int64(finish.at) - Int64(ideal)
-                // Half a tick late or more: a tick was lost in a stall whose gap the delivery
-                // jitter hid (drift builds up microseconds per tick, a lost tick costs a tick).
-                guard error < Int64(nanoseconds(tick)) / 2 else {
+                // Three quarters of a tick late or more: a tick was lost in a stall whose gap the
+                // delivery jitter hid (drift builds up microseconds per tick, a lost tick costs a
+                // whole tick; 80 ticks of the worst drift seen here stay under 13 ms).
+                guard error < Int64(nanoseconds(tick)) * 3 / 4 else {
                     disturbed += 1
                     continue
                 }
@@ -141,20 +140,20 @@ enum ProfileChecks {
         }
         func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
         guard let shortErrors = errors[short], let longErrors = errors[long], !shortErrors.isEmpty, !longErrors.isEmpty else {
-            c.inconclusive("every round of one length was stalled (\(disturbed) of 6 rounds)")
+            c.inconclusive("every round of one length was stalled (\(disturbed) of 10 rounds)")
             return
         }
         let extraTicks = Double((long - short) / tick)
         let slope = Double(median(longErrors) - median(shortErrors)) / extraTicks  // ns per tick
-        c.figure(String(format: "finish error grows %.1f µs per tick (median %@ at %@, %@ at %@; %d of 6 rounds stalled)",
+        c.figure(String(format: "finish error grows %.1f µs per tick (median %@ at %@, %@ at %@; %d of 10 rounds stalled)",
                         slope / 1000, milliseconds(median(shortErrors)), "\(short)", milliseconds(median(longErrors)), "\(long)",
                         disturbed))
         let observed: CountdownProfile.Drift
         switch slope {
-        case ..<8_000: observed = .bounded
-        case 16_000...: observed = .accumulates
+        case ..<10_000: observed = .bounded
+        case 20_000...: observed = .accumulates
         default:
-            c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 8) and accumulating (≥ 16)", slope / 1000))
+            c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 10) and accumulating (≥ 20)", slope / 1000))
             return
         }
         c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
