@@ -163,7 +163,6 @@ enum ContractChecks {
         let allowed = Int((remaining / tick).rounded(.up)) + 1
         c.expect(new.ticks.count <= allowed,
                  "\(new.ticks.count) ticks after attaching with \(remaining) left: at most \(allowed), unless restarted or extended")
-        _ = attachedAt
     }
 
     static func attachOnly(_ c: CheckContext) throws {
