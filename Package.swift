@@ -11,18 +11,19 @@ let package = Package(
         .executable(name: "countdown-bench", targets: ["CountdownBench"]),
     ],
     targets: [
-        // `Mutex`, made visible to ThreadSanitizer; shared by the targets, not a product.
-        .target(name: "CountdownLocking"),
-        .target(name: "Countdown", dependencies: ["CountdownLocking"]),
-        .target(name: "CountdownConformance", dependencies: ["Countdown", "CountdownLocking"]),
+        // What the targets share and users never see: a Mutex visible to ThreadSanitizer,
+        // thread naming, Duration units. Not a product.
+        .target(name: "CountdownSupport"),
+        .target(name: "Countdown", dependencies: ["CountdownSupport"]),
+        .target(name: "CountdownConformance", dependencies: ["Countdown", "CountdownSupport"]),
         .executableTarget(
             name: "CountdownBench",
-            dependencies: ["Countdown", "CountdownConformance"],
+            dependencies: ["Countdown", "CountdownConformance", "CountdownSupport"],
             path: "Benchmarks/CountdownBench"
         ),
         .testTarget(
             name: "CountdownTests",
-            dependencies: ["Countdown", "CountdownConformance", "CountdownLocking"]),
+            dependencies: ["Countdown", "CountdownConformance", "CountdownSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

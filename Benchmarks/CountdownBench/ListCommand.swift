@@ -1,4 +1,5 @@
 import Countdown
+import CountdownSupport
 import Foundation
 
 /// `countdown-bench list`: every backend's name, mechanism and declared profile.
@@ -99,8 +100,7 @@ struct ProfileRecord: Codable {
         drift = p.drift.rawValue
         slowObserver = p.slowObserver.rawValue
         capacity = p.capacity
-        let (s, atto) = p.maximumDuration.components
-        maximumDurationSeconds = Double(s) + Double(atto) * 1e-18
+        maximumDurationSeconds = p.maximumDuration.seconds
     }
 
     /// Written out in full: a missing `capacity` would read as "unknown", not "unlimited".

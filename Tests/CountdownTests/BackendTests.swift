@@ -1,9 +1,10 @@
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Foundation
 import Testing
 
 @testable import Countdown
+@testable import CountdownConformance
 
 /// What only one strategy has: its thread, its worker, its clock, its declared profile.
 @Suite("Backends", .dedicatedThread, .timeLimit(.minutes(2)))
@@ -11,29 +12,29 @@ struct BackendTests {
     @Test("run-loop: shutdown ends the thread")
     func runLoopShutdownEndsThread() async throws {
         let scheduler = try RunLoopScheduler(tickInterval: .milliseconds(10))
-        let log = EventLog()
+        let log = recorder()
         try scheduler.start(key: "k", duration: .seconds(5), observer: log.observer)
-        #expect(await log.wait { $0.count >= 3 }, "the run loop never fired")
+        #expect(log.wait { $0.count >= 3 }, "the run loop never fired")
         #expect(scheduler.isThreadRunning)
         scheduler.shutdown()
-        #expect(await eventually { !scheduler.isThreadRunning }, "the run-loop thread is still running")
+        #expect(waitUntil { !scheduler.isThreadRunning }, "the run-loop thread is still running")
         let thread = scheduler.loopThread
-        #expect(await eventually { thread.isFinished }, "the Thread never finished")
+        #expect(waitUntil { thread.isFinished }, "the Thread never finished")
     }
 
     @Test("run-loop: releasing the scheduler ends the thread")
     func runLoopReleaseEndsThread() async throws {
         var scheduler: RunLoopScheduler? = try RunLoopScheduler(tickInterval: .milliseconds(10))
         let thread = try #require(scheduler?.loopThread)
-        let log = EventLog()
+        let log = recorder()
         try scheduler?.start(key: "k", duration: .seconds(5), observer: log.observer)
-        #expect(await log.wait { $0.count >= 3 })
+        #expect(log.wait { $0.count >= 3 })
         weak let released = scheduler
         scheduler = nil
         #expect(released == nil, "something still holds the scheduler")
-        #expect(await eventually { !thread.isRunning && thread.isFinished }, "the thread outlived its scheduler")
+        #expect(waitUntil { !thread.isRunning && thread.isFinished }, "the thread outlived its scheduler")
         let count = log.count
-        settle(for: .milliseconds(100))
+        settle(.milliseconds(100))
         #expect(log.count == count, "ticks after the scheduler was released")
     }
 
@@ -41,10 +42,10 @@ struct BackendTests {
     func runLoopNoImmediateFire() async throws {
         let scheduler = try RunLoopScheduler(tickInterval: .seconds(1))
         defer { scheduler.shutdown() }
-        let log = EventLog()
+        let log = recorder()
         let before = monotonicNow()
         try scheduler.start(key: "k", duration: .seconds(10), observer: log.observer)
-        #expect(await log.wait { $0.count >= 2 })
+        #expect(log.wait { $0.count >= 2 })
         let second = try #require(log.all.dropFirst().first)
         #expect(second.event.remaining == .seconds(9))
         #expect(second.at + granularity >= before + 1_000_000_000, "a tick came before the first interval")
@@ -56,7 +57,7 @@ struct BackendTests {
         defer { scheduler.shutdown() }
         #expect(scheduler.profile.capacity == 2)
         #expect(OperationQueueScheduler.defaultCapacity == 20)
-        let a = EventLog(), b = EventLog(), refused = EventLog(), reattached = EventLog()
+        let a = recorder(), b = recorder(), refused = recorder(), reattached = recorder()
         try scheduler.start(key: "a", duration: .seconds(5), observer: a.observer)
         try scheduler.start(key: "b", duration: .seconds(5), observer: b.observer)
         #expect(throws: CountdownError.capacityExceeded(capacity: 2)) {
@@ -71,7 +72,7 @@ struct BackendTests {
         #expect(Set(scheduler.activeKeys) == ["a", "b"])
         #expect(scheduler.cancel(key: "b"))
         #expect(try scheduler.start(key: "c", duration: .seconds(5), observer: refused.observer) == .started)
-        #expect(await refused.wait { $0.count >= 2 }, "the countdown started after a cancel never ticked")
+        #expect(refused.wait { $0.count >= 2 }, "the countdown started after a cancel never ticked")
         #expect(throws: CountdownError.invalidConfiguration("the capacity 0 is below one")) {
             _ = try OperationQueueScheduler(capacity: 0)
         }
@@ -84,11 +85,11 @@ struct BackendTests {
         defer { scheduler.shutdown() }
         let queue = scheduler.operationQueue
         try scheduler.start(key: "k", duration: .seconds(100)) { _ in }
-        #expect(await eventually { queue.operations.contains { $0.isExecuting } }, "the worker never started")
-        settle(for: .milliseconds(50))  // let it reach its sleep
+        #expect(waitUntil { queue.operations.contains { $0.isExecuting } }, "the worker never started")
+        settle(.milliseconds(50))  // let it reach its sleep
         #expect(scheduler.cancel(key: "k"))
         let cancelledAt = monotonicNow()
-        #expect(await eventually(timeout: .seconds(5)) { queue.operationCount == 0 },
+        #expect(waitUntil(timeout: .seconds(5)) { queue.operationCount == 0 },
                 "the worker was still running 5 s after cancel")
         #expect(monotonicNow() - cancelledAt < 5_000_000_000)
     }
@@ -97,13 +98,13 @@ struct BackendTests {
     func operationQueuePauseParksWorker() async throws {
         let scheduler = try OperationQueueScheduler(tickInterval: .seconds(10))
         defer { scheduler.shutdown() }
-        let log = EventLog()
+        let log = recorder()
         try scheduler.start(key: "k", duration: .seconds(100), observer: log.observer)
         let queue = scheduler.operationQueue
-        #expect(await eventually { queue.operations.contains { $0.isExecuting } })
+        #expect(waitUntil { queue.operations.contains { $0.isExecuting } })
         #expect(scheduler.pause(key: "k"))
         let frozen = try #require(scheduler.remaining(key: "k"))
-        settle(for: .milliseconds(100))
+        settle(.milliseconds(100))
         #expect(scheduler.remaining(key: "k") == frozen)
         // The same worker carries on: the queue never holds a second operation.
         #expect(scheduler.resume(key: "k"))
@@ -121,19 +122,19 @@ struct BackendTests {
         defer { scheduler.shutdown() }
         #expect(scheduler.profile.wallClockJump == .movesCountdown)
 
-        let forward = EventLog(), back = EventLog()
+        let forward = recorder(), back = recorder()
         try scheduler.start(key: "forward", duration: .seconds(3600), observer: forward.observer)
-        #expect(await forward.wait { $0.count >= 2 })
+        #expect(forward.wait { $0.count >= 2 })
         offset.withLock { $0 = .seconds(3600) }
-        #expect(await forward.waitForFinish(timeout: .seconds(5)), "an hour's jump forward did not end it")
+        #expect(forward.waitForFinish(timeout: .seconds(5)), "an hour's jump forward did not end it")
         expectWellFormed(forward.all, "forward")
 
         offset.withLock { $0 = .zero }
         try scheduler.start(key: "back", duration: .seconds(60), observer: back.observer)
-        #expect(await back.wait { $0.count >= 3 })
+        #expect(back.wait { $0.count >= 3 })
         offset.withLock { $0 = .seconds(-3600) }
         let countAtJump = back.count
-        #expect(await back.wait { $0.count >= countAtJump + 5 }, "ticks stopped after the jump back")
+        #expect(back.wait { $0.count >= countAtJump + 5 }, "ticks stopped after the jump back")
         expectWellFormed(back.all, "back")  // never counts up
         #expect(try #require(scheduler.remaining(key: "back")) <= .seconds(60))
         #expect(back.finishes.isEmpty)

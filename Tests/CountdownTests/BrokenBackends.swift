@@ -1,6 +1,6 @@
 @testable import Countdown
 import CountdownConformance
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Foundation
 import Synchronization

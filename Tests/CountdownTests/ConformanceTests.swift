@@ -1,6 +1,6 @@
 import Countdown
 import CountdownConformance
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Testing
 

@@ -2,6 +2,8 @@ import Countdown
 import Dispatch
 import Testing
 
+@testable import CountdownConformance
+
 // The README's example, compiled and run here so that it stays true.
 
 /// Stands in for a UIButton.
@@ -48,7 +50,7 @@ struct SMSCodeScreen {
 struct ReadmeExampleTests {
     @Test("the SMS-code button outlives its screen")
     func smsButton() async throws {
-        let main = MarkedQueue()  // the main queue, in an app
+        let main = DeliveryQueue()  // the main queue, in an app
         let codes = try TimestampScheduler(clock: .continuous, deliveryQueue: main.queue)
         defer { codes.shutdown() }
 
@@ -62,7 +64,7 @@ struct ReadmeExampleTests {
         #expect(firstButton.title == "Retry in 60 s" && !firstButton.isEnabled)
 
         // The user leaves; a new screen for the same phone attaches to the running countdown.
-        settle(for: .milliseconds(1100))
+        settle(.milliseconds(1100))
         let secondButton = RetryButton()
         SMSCodeScreen(codes: codes, phone: "+15550100", button: secondButton).appeared()
         main.drain()

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Dispatch
 import Foundation
 

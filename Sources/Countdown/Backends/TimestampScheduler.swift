@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 
 /// Strategy 4: a deadline per countdown, and remaining = deadline − now computed from a clock
@@ -77,8 +77,10 @@ struct TimestampMechanism: CountdownMechanism {
         DeadlineTrack(duration: duration, tick: tick, now: now, clock: clock)
     }
 
+    func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
+
     func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
-        ticker.schedule(id, at: firstFire, table: table)
+        ticker.schedule(id, at: firstFire)
     }
 
     /// Nothing to release: the heap entry pops at its time and is found stale.
@@ -115,10 +117,14 @@ final class Ticker: Sendable {
         weak var ticker: Ticker?
     }
 
+    /// The table whose countdowns it drives; set once, before any countdown is armed.
+    func bind(to table: KeyedCountdowns<TimestampMechanism>) {
+        state.withLock { $0.table = table }
+    }
+
     /// Called with the table's lock held; takes only the ticker's own lock.
-    func schedule(_ id: CountdownID, at due: MonotonicInstant, table: KeyedCountdowns<TimestampMechanism>) {
+    func schedule(_ id: CountdownID, at due: MonotonicInstant) {
         state.withLock { state in
-            state.table = table
             state.heap.insert(id, due: due)
             armIfEarlier(due, &state)
         }

@@ -18,6 +18,10 @@ protocol CountdownMechanism: Sendable {
 
     func makeProgress(duration: Duration, now: MonotonicInstant) -> Progress
 
+    /// Called once, when the table is made: for a mechanism that drives every countdown from
+    /// one place and needs the table itself, not per countdown.
+    func bind(to table: KeyedCountdowns<Self>)
+
     /// Arrange for the table to be told when `firstFire` comes, and after that at every tick,
     /// until ``disarm(_:)``.
     func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Handle
@@ -40,6 +44,8 @@ protocol CountdownMechanism: Sendable {
 }
 
 extension CountdownMechanism {
+    func bind(to table: KeyedCountdowns<Self>) {}
+
     /// By default pausing stops the timer, and resuming arms a new one.
     func pause(_ handle: Handle) -> Handle? {
         disarm(handle)

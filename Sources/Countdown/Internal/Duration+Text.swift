@@ -1,19 +1,6 @@
+import CountdownSupport
+
 extension Duration {
-    /// Seconds as a `Double`, for arithmetic that tolerates rounding (display, ratios).
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
-    }
-
-    /// Whole nanoseconds, saturating; the resolution every clock here works in.
-    var nanoseconds: Int64 {
-        let (s, attoseconds) = components
-        let (product, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return s < 0 ? .min : .max }
-        return product.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
-            ? (s < 0 ? .min : .max) : product + attoseconds / 1_000_000_000
-    }
-
     /// A short human reading: "1.5 s", "250 ms", "40 µs".
     var countdownText: String {
         let s = seconds

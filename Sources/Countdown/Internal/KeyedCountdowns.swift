@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 
 /// The keyed bookkeeping every backend shares: key → countdown in O(1), attach, cancel,
@@ -39,6 +39,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings
         self.mechanism = mechanism
+        mechanism.bind(to: self)
     }
 
     // MARK: - The scheduler's API

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Dispatch
 
 /// A point on `CLOCK_MONOTONIC` (what `DispatchTime` reads on Linux), in nanoseconds.

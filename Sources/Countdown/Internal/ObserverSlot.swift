@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 
 
 /// Holds one registration of an observer. Every delivery queued for it goes through the

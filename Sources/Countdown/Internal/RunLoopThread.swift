@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Foundation
 import Synchronization

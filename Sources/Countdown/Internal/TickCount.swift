@@ -7,7 +7,7 @@
 struct TickCount: CountdownProgress {
     let tick: Duration
     /// Remaining according to the fires counted so far.
-    private(set) var counted: Duration
+    private var counted: Duration
     /// When the current interval began: the last fire (or the start), moved by pauses.
     private var intervalStart: MonotonicInstant
     /// How far into the current interval the countdown was paused; nil while running.

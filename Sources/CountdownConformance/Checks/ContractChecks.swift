@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 import Countdown
 import Dispatch
 import Foundation

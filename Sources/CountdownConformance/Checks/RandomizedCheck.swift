@@ -1,5 +1,5 @@
 import Countdown
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Foundation
 

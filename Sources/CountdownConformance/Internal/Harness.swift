@@ -1,5 +1,5 @@
 import Countdown
-import CountdownLocking
+import CountdownSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -150,11 +150,7 @@ final class Recorder: Sendable {
 func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// Whole nanoseconds of a duration; zero for a negative one (a backend may report anything).
-func nanoseconds(_ d: Duration) -> UInt64 {
-    guard d > .zero else { return 0 }
-    let (s, atto) = d.components
-    return UInt64(s) * 1_000_000_000 + UInt64(atto / 1_000_000_000)
-}
+func nanoseconds(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 
 func milliseconds(_ ns: UInt64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
 func milliseconds(_ ns: Int64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
@@ -175,5 +171,5 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Boo
 
 /// Lets time pass on the check's own thread.
 func settle(_ d: Duration) {
-    Thread.sleep(forTimeInterval: Double(nanoseconds(d)) / 1e9)
+    Thread.sleep(forTimeInterval: max(d.seconds, 0))
 }

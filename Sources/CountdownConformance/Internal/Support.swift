@@ -1,4 +1,4 @@
-import CountdownLocking
+import CountdownSupport
 import Foundation
 
 /// A small deterministic generator: the randomized checks replay exactly from their seed.
