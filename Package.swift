@@ -24,6 +24,8 @@ let package = Package(
         .testTarget(
             name: "CountdownTests",
             dependencies: ["Countdown", "CountdownConformance", "CountdownSupport"]),
+        // The benchmark's measuring and reporting, tested without a release build's timings.
+        .testTarget(name: "CountdownBenchTests", dependencies: ["CountdownBench", "Countdown"]),
     ],
     swiftLanguageModes: [.v6]
 )

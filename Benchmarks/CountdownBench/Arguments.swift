@@ -43,6 +43,13 @@ struct Arguments {
         return value
     }
 
+    /// Removes and returns the arguments that are not options (not starting with `-`).
+    mutating func positionals() -> [String] {
+        let found = remaining.filter { !$0.hasPrefix("-") || $0 == "-" }
+        remaining.removeAll { !$0.hasPrefix("-") || $0 == "-" }
+        return found
+    }
+
     /// Throws if anything was not understood.
     func finish() throws(UsageError) {
         if let first = remaining.first {

@@ -9,6 +9,8 @@ enum BenchCommand {
         USAGE: countdown-bench <subcommand> [options]
 
         SUBCOMMANDS:
+          run           The benchmark: every backend × N concurrent countdowns, beside the timer floor.
+          compare       Two runs' JSON side by side; exit 2 on a regression, 4 on improvements only.
           list          Each backend's name, mechanism and declared profile.
           conformance   The conformance suite on each backend: checks × backends.
 
@@ -21,6 +23,10 @@ enum BenchCommand {
 
     static func run(arguments: [String]) -> Int32 {
         var output = StandardStreams()
+        return run(arguments: arguments, output: &output)
+    }
+
+    static func run(arguments: [String], output: inout StandardStreams) -> Int32 {
         do {
             guard let subcommand = arguments.first else {
                 throw UsageError("no subcommand given (try --help)")
@@ -30,6 +36,10 @@ enum BenchCommand {
             case "-h", "--help", "help":
                 output.write(usage + "\n")
                 return 0
+            case "run":
+                return try RunCommand(arguments: rest).run(&output)
+            case "compare":
+                return try CompareCommand(arguments: rest).run(&output)
             case "list":
                 return try ListCommand(arguments: rest).run(&output)
             case "conformance":
@@ -53,13 +63,17 @@ struct UsageError: Error {
     init(_ message: String) { self.message = message }
 }
 
-/// stdout and stderr, unbuffered enough for progress lines.
+/// stdout and stderr; or, for tests, a buffer that keeps what would have been written.
 struct StandardStreams {
+    private(set) var captured: String?
+
+    init(capturing: Bool = false) { captured = capturing ? "" : nil }
+
     mutating func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        if captured != nil { captured! += text } else { FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 
     mutating func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        if captured != nil { captured! += text } else { FileHandle.standardError.write(Data(text.utf8)) }
     }
 }

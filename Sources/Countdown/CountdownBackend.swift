@@ -35,6 +35,16 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
     public let variant: String?
     private let factory: @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
 
+    /// A backend of your own, made by `makeScheduler`, to sit beside the built-in ones.
+    public init(
+        name: String, variant: String? = nil,
+        makeScheduler: @escaping @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
+    ) {
+        self.name = name
+        self.variant = variant
+        self.factory = makeScheduler
+    }
+
     /// `name`, or `name(variant)`.
     public var description: String { variant.map { "\(name)(\($0))" } ?? name }
 

@@ -126,7 +126,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         let first = state.withLock { state -> Bool in
             guard !state.isShutDown else { return false }
             state.isShutDown = true
-            for entry in state.entries.values { retire(entry) }
+            let disarm = mechanism.disarmsEachOnShutdown
+            for entry in state.entries.values { retire(entry, disarming: disarm) }
             state.entries.removeAll()
             return true
         }
@@ -222,8 +223,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         settings.deliveryQueue.async { slot.deliver(event) }
     }
 
-    private func retire(_ entry: Entry) {
+    private func retire(_ entry: Entry, disarming: Bool = true) {
         entry.slot.revoke()
-        if let handle = entry.handle { mechanism.disarm(handle) }
+        if disarming, let handle = entry.handle { mechanism.disarm(handle) }
     }
 }

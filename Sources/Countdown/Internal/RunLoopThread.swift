@@ -1,4 +1,5 @@
 import CountdownSupport
+import CoreFoundation
 import Dispatch
 import Foundation
 import Synchronization
@@ -46,8 +47,8 @@ final class RunLoopThread: @unchecked Sendable {
         runLoop.add(keepAlive, forMode: .common)
         running.store(true, ordering: .releasing)
         ready.signal()
-        // `run(mode:before:)` returns when the mode has no timer left (after `stop()`), or at
-        // the limit; the limit only bounds how long a missed stop could go unnoticed.
+        // `run(mode:before:)` returns when `stop()` stops the loop, or at the limit; the limit
+        // only bounds how long a missed stop could go unnoticed.
         let loop = runLoop!
         while !stopRequested.load(ordering: .acquiring) {
             _ = loop.run(mode: .default, before: Date(timeIntervalSinceNow: 60))
@@ -66,13 +67,16 @@ final class RunLoopThread: @unchecked Sendable {
         runLoop.add(timer, forMode: .common)
     }
 
-    /// Ends the thread and waits (up to a few seconds) until it has. Call it only after every
-    /// countdown's timer was invalidated.
+    /// Ends the thread and waits (up to a few seconds) until it has. Timers still in the loop
+    /// never fire again, and go with the loop.
     func stop() {
         guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // A timer due now wakes the loop; once it has invalidated the keep-alive timer the
-        // mode is empty and `run` returns.
-        add(Timer(fire: Date(), interval: 0, repeats: false) { [self] _ in keepAlive.invalidate() })
+        // A timer due now wakes the loop and stops it from inside; `run` returns at once,
+        // however many timers are left in it.
+        add(Timer(fire: Date(), interval: 0, repeats: false) { [self] _ in
+            keepAlive.invalidate()
+            CFRunLoopStop(CFRunLoopGetCurrent())
+        })
         guard Thread.current != thread else { return }
         _ = exited.wait(timeout: .now() + .seconds(5))
     }

@@ -1,0 +1,58 @@
+import CountdownSupport
+import Dispatch
+import Foundation
+
+/// Samples the process while a configuration runs, on a thread of its own: peak threads and
+/// resident memory (every 20 ms), and how long a block waits for libdispatch's global pool
+/// (one probe every 50 ms). The last is why the operation-queue backend starts late: its
+/// sleeping workers hold the pool's threads, which every other queue in the process, the
+/// delivery queue and Swift concurrency included, also needs.
+final class ResourceSampler: Sendable {
+    struct Peaks: Sendable {
+        var threads = 0
+        var residentBytes = 0
+        var poolWait = LatencyHistogram()
+    }
+
+    private let peaks = Locked(Peaks())
+    private let stopRequested = Locked(false)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init() {
+        let thread = Thread { [self] in
+            nameCurrentThread("bench-sampler")
+            sample()
+        }
+        thread.start()
+    }
+
+    private func sample() {
+        var nextProbe: UInt64 = 0
+        while !stopRequested.withLock({ $0 }) {
+            if let status = ProcessStatus.now() {
+                peaks.withLock {
+                    $0.threads = max($0.threads, status.threads)
+                    $0.residentBytes = max($0.residentBytes, status.residentBytes)
+                }
+            }
+            let now = Monotonic.now()
+            if now >= nextProbe {
+                nextProbe = now + 50_000_000
+                DispatchQueue.global().async { [peaks] in
+                    let waited = Monotonic.now() - now
+                    peaks.withLock { $0.poolWait.record(waited) }
+                }
+            }
+            Monotonic.sleep(until: now + 20_000_000)
+        }
+        stopped.signal()
+    }
+
+    /// Stops sampling and returns the peaks. Pool probes still waiting are left out: the
+    /// configuration is over.
+    func finish() -> Peaks {
+        stopRequested.withLock { $0 = true }
+        stopped.wait()
+        return peaks.withLock { $0 }
+    }
+}

@@ -1,0 +1,74 @@
+/// The run as Markdown: written as README.md beside the JSON, CSV and charts, so the folder
+/// presents itself. Every sentence in it is computed from the run.
+struct MarkdownRunReport {
+    let document: RunDocument
+    /// Other files in the output folder worth pointing at (conformance results, other runs).
+    let neighbours: [String]
+
+    /// One frame at 60 Hz: a label updated later than this is visibly late.
+    static let frameMs = 1000.0 / 60
+
+    func render() -> String {
+        let d = document, tables = RunTables(document: d)
+        var out = "# countdown-bench run\n\n"
+        out += "Written by `countdown-bench \(d.arguments.joined(separator: " "))` on \(d.date). Do not edit: run it again.\n\n"
+        out += "- Machine: \(d.machine.summary). These are **Linux** figures (corelibs Foundation, libdispatch).\n"
+        out += "- Each countdown lasts \(ReportFormat.milliseconds(d.options.durationMs)) and ticks every \(ReportFormat.milliseconds(d.options.tickMs)); "
+        out += "N countdowns run at once; \(d.options.repeats) repeat(s), figures are medians over them (ranges in run.csv and run.json).\n"
+        out += "- Lateness = when the observer ran − start + k·T (the `start` call's own timestamp); finish error likewise against start + D.\n"
+        out += "- A configuration is cut off \(ReportFormat.milliseconds(d.options.graceMs)) after its last countdown should have finished; what had not happened by then counts as late by at least the time it had waited, shown **≥**.\n"
+        out += "- \(tables.floorLine).\n\n"
+
+        out += "## What keeps up\n\n"
+        out += "The largest N at which each backend, with starts spread over a tick, delivered 99 % of its ticks within one 60 Hz frame (\(ReportFormat.milliseconds(Self.frameMs))) of their ideal time and finished every countdown within the limit:\n\n"
+        out += markdownTable(columns: ["backend", "keeps up to N", "p99 there", "CPU there", "next N", "what happened there"], rows: keepsUp())
+        out += "\n## Charts\n\n"
+        for (file, _) in RunCharts(document: d).files { out += "![\(file)](\(file))\n\n" }
+        for table in tables.all {
+            out += "## \(table.title)\n\n" + markdownTable(columns: table.columns, rows: table.rows) + "\n"
+        }
+        out += "## Figures\n\n"
+        out += "- **p50 … max**: tick lateness percentiles over every tick of every countdown; **p99÷floor**: p99 over the floor's p99 in the same repeat (below 1× when the process was so busy that its threads were awake when a timer came due, while the floor sleeps between wake-ups).\n"
+        out += "- **start delay**: lateness of each countdown's first tick after its start (the operation-queue worker waiting for a pool thread shows here); **started > 1 tick late** in run.csv.\n"
+        out += "- **CPU**: user + system time of the whole process (getrusage) over the configuration's window, as % of one core; **ctx switches** per second, same window.\n"
+        out += "- **busy threads**: threads that used at least 0.1 ms of CPU while it ran (/proc/self/task/*/schedstat), the benchmark's own three included (starter, sampler, delivery queue); **pool wait p99**: how long a block waited for libdispatch's global pool (probed every 50 ms).\n"
+        out += "- **RSS/countdown**, **start**, **cancel**: a separate scheduler filled to N countdowns whose ticks are far off; then up to \(d.options.churnSamples) keys cancelled and started again, each call timed; RSS from /proc before and after the fill.\n\n"
+        out += "## Files\n\n"
+        out += "- `run.json`: every figure of every repeat, the raw lateness histograms (buckets of [lower bound ns, count]), the machine and options (format `\(d.format)`, version \(d.version)); `countdown-bench compare OLD.json NEW.json` reads it.\n"
+        out += "- `run.csv`: one row per repeat.\n"
+        out += "- `lateness-*.svg`, `cpu.svg`: the charts above.\n"
+        for neighbour in neighbours { out += "- \(neighbour)\n" }
+        return out
+    }
+
+    private func keepsUp() -> [[String]] {
+        let tables = RunTables(document: document)
+        return document.options.backends.map { backend in
+            let rows = document.configurations.filter { $0.backend == backend && $0.starts == .spread }.sorted { $0.count < $1.count }
+            let good = rows.filter { c in
+                c.outcome == "complete" && !c.atLeast.contains(Figure.tickP99.name)
+                    && (c.summary[Figure.tickP99.name]?.median ?? .infinity) <= Self.frameMs
+            }
+            // The largest N below which every N kept up.
+            var best: RunDocument.Configuration?
+            for c in rows {
+                guard good.contains(where: { $0.count == c.count }) else { break }
+                best = c
+            }
+            let next = rows.first { $0.count > (best?.count ?? 0) }
+            return [
+                backend, best.map { ReportFormat.count($0.count) } ?? "none",
+                best.map { tables.cell($0, .tickP99) } ?? "—", best.map { tables.cell($0, .cpu) } ?? "—",
+                next.map { ReportFormat.count($0.count) } ?? "—",
+                next.map { "p99 \(tables.cell($0, .tickP99)), CPU \(tables.cell($0, .cpu)); \($0.outcome)" } ?? "(largest N measured)",
+            ]
+        }
+    }
+
+    private func markdownTable(columns: [String], rows: [[String]]) -> String {
+        func line(_ cells: [String]) -> String {
+            "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+        }
+        return line(columns) + line(columns.map { _ in "---" }) + rows.map(line).joined()
+    }
+}

@@ -1,0 +1,58 @@
+import CountdownSupport
+import Foundation
+
+/// How figures are written in every report: three significant digits, the unit that keeps
+/// them readable, "≥" for a lower bound.
+enum ReportFormat {
+    static func milliseconds(_ ms: Double) -> String {
+        if ms >= 1000 { return significant(ms / 1000) + " s" }
+        if ms >= 1 || ms == 0 { return significant(ms) + " ms" }
+        return significant(ms * 1000) + " µs"
+    }
+
+    static func seconds(_ duration: Duration) -> String { milliseconds(duration.seconds * 1000) }
+
+    static func percent(_ value: Double) -> String { significant(value) + " %" }
+
+    static func bytes(_ value: Double) -> String {
+        abs(value) >= 10_000 ? significant(value / 1024) + " KiB" : String(format: "%.0f B", value)
+    }
+
+    /// A figure in its unit; "≥ " in front when it is a lower bound.
+    static func figure(_ figure: Figure, _ value: Double?, atLeast: Bool = false) -> String {
+        guard let value else { return "—" }
+        let bound = atLeast ? "≥ " : ""
+        switch figure.unit {
+        case "ms": return bound + milliseconds(value)
+        case "%": return bound + percent(value)
+        case "% of a core": return bound + significant(value) + " %"
+        case "B": return bound + bytes(value)
+        case "µs": return bound + significant(value) + " µs"
+        case "×": return bound + significant(value) + "×"
+        case "/s": return bound + count(Int(value.rounded())) + "/s"
+        case "": return bound + count(Int(value.rounded()))
+        default: return bound + significant(value)
+        }
+    }
+
+    /// Three significant digits, no exponent: 0.0712, 1.23, 12.3, 123, 12300.
+    static func significant(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude == 0 { return "0" }
+        if magnitude >= 100 { return String(format: "%.0f", value) }
+        if magnitude >= 10 { return String(format: "%.1f", value) }
+        if magnitude >= 1 { return String(format: "%.2f", value) }
+        let decimals = min(6, 2 - Int(floor(log10(magnitude))))
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    static func count(_ n: Int) -> String {
+        var digits = String(n)
+        var grouped = ""
+        while digits.count > 3 {
+            grouped = "\u{2009}" + digits.suffix(3) + grouped
+            digits.removeLast(3)
+        }
+        return digits + grouped
+    }
+}

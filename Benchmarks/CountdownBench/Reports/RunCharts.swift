@@ -1,0 +1,42 @@
+/// The run's SVG charts: p99 tick lateness against N per start pattern (the floor dashed), and
+/// CPU against N, one line per backend.
+struct RunCharts {
+    let document: RunDocument
+
+    /// File name → SVG.
+    var files: [(String, String)] {
+        document.options.starts.map { ("lateness-\($0.rawValue).svg", lateness($0).svg()) } + [("cpu.svg", cpu.svg())]
+    }
+
+    func lateness(_ pattern: StartPattern) -> LogChart {
+        var chart = LogChart(
+            title: "p99 tick lateness vs concurrent countdowns (\(pattern == .spread ? "starts spread over a tick" : "burst starts"), tick \(ReportFormat.milliseconds(document.options.tickMs)))",
+            xLabel: "concurrent countdowns N", yLabel: "p99 tick lateness", series: series(pattern, .tickP99))
+        chart.yText = { ReportFormat.milliseconds($0) }
+        if let floor = document.floor.summary["p99.ms"] {
+            chart.reference = ("floor p99 (\(ReportFormat.milliseconds(floor.median)))", floor.median)
+        }
+        return chart
+    }
+
+    var cpu: LogChart {
+        var chart = LogChart(
+            title: "CPU while counting down (starts spread, tick \(ReportFormat.milliseconds(document.options.tickMs)))",
+            xLabel: "concurrent countdowns N", yLabel: "CPU, % of one core", series: series(.spread, .cpu))
+        chart.yText = { ReportFormat.significant($0) + " %" }
+        return chart
+    }
+
+    private func series(_ pattern: StartPattern, _ figure: Figure) -> [LogChart.Series] {
+        document.options.backends.map { backend in
+            LogChart.Series(name: backend, points: document.configurations
+                .filter { $0.backend == backend && $0.starts == pattern }
+                .sorted { $0.count < $1.count }
+                .compactMap { c in
+                    c.summary[figure.name].map {
+                        LogChart.Point(x: Double(c.count), y: $0.median, isLowerBound: c.atLeast.contains(figure.name))
+                    }
+                })
+        }
+    }
+}

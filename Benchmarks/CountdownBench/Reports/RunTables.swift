@@ -1,0 +1,75 @@
+/// The run's tables, as rows of cells, shared by the text and Markdown reports: tick lateness
+/// per start pattern, then cost.
+struct RunTables {
+    let document: RunDocument
+
+    struct Table {
+        let title: String
+        let columns: [String]
+        var rows: [[String]] = []
+        /// Where a new group (a new N) begins, for a blank line in text.
+        var groupStarts: Set<Int> = []
+    }
+
+    var all: [Table] {
+        document.options.starts.map(latency) + [cost]
+    }
+
+    var floorLine: String {
+        let s = document.floor.summary
+        func ms(_ name: String) -> String { s[name].map { ReportFormat.milliseconds($0.median) } ?? "—" }
+        return "floor (one thread, clock_nanosleep to absolute deadlines every \(ReportFormat.significant(document.options.floorPeriodUs)) µs, "
+            + "\(document.options.floorWakeUps) wake-ups per repeat): p50 \(ms("p50.ms")), p90 \(ms("p90.ms")), "
+            + "p99 \(ms("p99.ms")), p99.9 \(ms("p99.9.ms")), max \(ms("max.ms"))"
+    }
+
+    func latency(_ pattern: StartPattern) -> Table {
+        let title = pattern == .spread
+            ? "Tick lateness, starts spread evenly over one tick"
+            : "Tick lateness, all starts at once (burst)"
+        var table = Table(title: title, columns: [
+            "backend", "N", "p50", "p90", "p99 (range)", "p99.9", "max", "p99÷floor", "finish p99", "start delay p50", "outcome",
+        ])
+        fill(&table, pattern: pattern) { c in
+            [
+                cell(c, .tickP50), cell(c, .tickP90), cell(c, .tickP99) + range(c, .tickP99), cell(c, .tickP999),
+                cell(c, .tickMax), cell(c, .floorRatio), cell(c, .finishP99), cell(c, .startDelayP50), c.outcome,
+            ]
+        }
+        return table
+    }
+
+    var cost: Table {
+        var table = Table(title: "Cost, starts spread (start and cancel timed with N countdowns active)", columns: [
+            "backend", "N", "CPU (% of a core)", "ctx switches", "busy threads", "pool wait p99", "RSS/countdown",
+            "start", "start p99", "cancel", "cancel p99",
+        ])
+        fill(&table, pattern: .spread) { c in
+            [
+                cell(c, .cpu), cell(c, .contextSwitches), cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
+                cell(c, .startCall), cell(c, .startCallP99), cell(c, .cancelCall), cell(c, .cancelCallP99),
+            ]
+        }
+        return table
+    }
+
+    private func fill(_ table: inout Table, pattern: StartPattern, cells: (RunDocument.Configuration) -> [String]) {
+        var lastCount: Int?
+        for count in document.options.counts {
+            for c in document.configurations where c.count == count && c.starts == pattern {
+                if lastCount != count, lastCount != nil { table.groupStarts.insert(table.rows.count) }
+                lastCount = count
+                table.rows.append([c.backend, ReportFormat.count(c.count)] + cells(c))
+            }
+        }
+    }
+
+    func cell(_ c: RunDocument.Configuration, _ figure: Figure) -> String {
+        ReportFormat.figure(figure, c.summary[figure.name]?.median, atLeast: c.atLeast.contains(figure.name))
+    }
+
+    private func range(_ c: RunDocument.Configuration, _ figure: Figure) -> String {
+        guard let s = c.summary[figure.name], c.repeats.count > 1 else { return "" }
+        return " (\(ReportFormat.figure(figure, s.min))–\(ReportFormat.figure(figure, s.max)))"
+    }
+}

@@ -1,0 +1,73 @@
+import Countdown
+import Foundation
+import Testing
+
+@testable import CountdownBench
+
+/// The recorder is fed events by hand (no timers), so lateness is checked only as a lower
+/// bound: it can be no less than the time that has provably passed since the ideal instant.
+@Suite struct EventRecorderTests {
+    let tick = Duration.milliseconds(10), duration = Duration.milliseconds(50)
+
+    @Test func ticksFinishesAndSkippedTicksAreCounted() throws {
+        let recorder = EventRecorder(count: 2, tick: tick, duration: duration)
+        #expect(recorder.ticksPerCountdown == 4)
+        let start = recorder.begin(0)
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))  // the tick at start
+        Monotonic.sleep(until: start + 11_000_000)
+        let tick1 = Monotonic.now()
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(40)))
+        let tick1End = Monotonic.now()
+        // The timestamp backend's catch-up: remaining says tick 3; tick 2 was skipped.
+        Monotonic.sleep(until: start + 31_000_000)
+        let tick3 = Monotonic.now()
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(19)))
+        let tick3End = Monotonic.now()
+        Monotonic.sleep(until: start + 51_000_000)
+        recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))
+        recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(1)))
+
+        #expect(recorder.ticks == 2)
+        #expect(recorder.skippedTicks == 1)
+        #expect(recorder.doubledFinishes == 1)
+        #expect(recorder.eventsAfterFinish == 1)
+        #expect(recorder.earlyEvents == 0)
+        #expect(recorder.finishedCount.load(ordering: .relaxed) == 1)
+        let startDelay = try #require(recorder.startDelay.percentile(100)).nanoseconds
+        #expect(startDelay >= tick1 - (start + 10_000_000) && startDelay <= tick1End - (start + 10_000_000))
+        // Tick 3 judged against start + 3T (judged against 2T it would be 10 ms later).
+        let latest = try #require(recorder.tickLateness.percentile(100)).nanoseconds
+        #expect(latest >= tick3 - (start + 30_000_000))
+        #expect(latest <= max(tick1End - (start + 10_000_000), tick3End - (start + 30_000_000)))
+        #expect(try #require(recorder.finishError.percentile(50)).nanoseconds >= 1_000_000)
+    }
+
+    @Test func anEarlyTickIsCaught() {
+        let recorder = EventRecorder(count: 1, tick: .seconds(10), duration: .seconds(60))
+        _ = recorder.begin(0)
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .seconds(60)))
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .seconds(50)))  // due in 10 s
+        recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))  // due in 60 s
+        #expect(recorder.earlyEvents == 2)
+        #expect(recorder.earliest < -9_000_000_000)
+    }
+
+    @Test func whatTheTimeLimitCutOffIsChargedAsLate() throws {
+        let recorder = EventRecorder(count: 3, tick: tick, duration: duration)
+        let start = recorder.begin(0)
+        _ = recorder.begin(1)
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))
+        recorder.close()
+        recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))  // after close: ignored
+        #expect(recorder.finishedCount.load(ordering: .relaxed) == 0)
+        recorder.censor(at: start + 100_000_000)
+        // Two countdowns started, four ticks and a finish each were due: all censored.
+        #expect(recorder.tickLateness.censoredCount == 8)
+        #expect(recorder.finishError.censoredCount == 2)
+        #expect(recorder.startDelay.censoredCount == 2)
+        #expect(recorder.startedCount == 2 && recorder.neverTicked == 2)
+        let p50 = try #require(recorder.tickLateness.percentile(50))
+        #expect(p50.isLowerBound && p50.nanoseconds >= 50_000_000 * 98 / 100, "\(p50)")
+    }
+}
