@@ -11,7 +11,7 @@ import Testing
                 figures: [Figure.tickP99.name: p99, Figure.cpu.name: cpu], atLeast: [], outcome: "complete",
                 counts: .init(
                     countdowns: 10, started: 10, finished: 10, notStarted: 0, neverTicked: 0, ticks: 40,
-                    skippedTicks: 0, earlyEvents: 0, earlyFinishes: 0, doubledFinishes: 0, eventsAfterFinish: 0, startErrors: [:],
+                    skippedTicks: 0, repeatedGridPoints: 0, earlyEvents: 0, earlyFinishes: 0, doubledFinishes: 0, eventsAfterFinish: 0, startErrors: [:],
                     startPhaseMs: 1, windowMs: 1000, hitTimeLimit: false, baselineThreads: 4, peakThreads: 6, earliestMs: 0, churnFilled: 10,
                     churnFillMs: 1),
                 histograms: .init(tickLateness: .init(), finishError: .init(), startDelay: .init()))
@@ -38,7 +38,7 @@ import Testing
         let oldURL = folder.appendingPathComponent("old.json"), newURL = folder.appendingPathComponent("new.json")
         try RunCommand.json(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try RunCommand.json(new).write(to: newURL, atomically: true, encoding: .utf8)
-        var output = StandardStreams()
+        var output = StandardStreams(capturing: true)
         return try CompareCommand(arguments: [oldURL.path, newURL.path] + extra).run(&output)
     }
 
@@ -62,7 +62,7 @@ import Testing
     @Test func unreadableFilesAndBadArgumentsAreRefused() throws {
         #expect(throws: UsageError.self) { try CompareCommand(arguments: ["only-one.json"]) }
         #expect(throws: UsageError.self) { try CompareCommand(arguments: ["a.json", "b.json", "--threshold", "-3"]) }
-        var output = StandardStreams()
+        var output = StandardStreams(capturing: true)
         #expect(throws: CompareError.self) {
             try CompareCommand(arguments: ["/nonexistent/a.json", "/nonexistent/b.json"]).run(&output)
         }

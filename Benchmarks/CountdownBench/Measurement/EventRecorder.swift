@@ -34,6 +34,8 @@ final class EventRecorder: @unchecked Sendable {
     private(set) var startDelay = LatencyHistogram()
     private(set) var ticks = 0
     private(set) var skippedTicks = 0
+    /// Ticks whose remaining named a grid point already ticked (see `record`).
+    private(set) var repeatedGridPoints = 0
     /// Events before their ideal time (a contract breach), and the earliest, in ns.
     private(set) var earlyEvents = 0
     private(set) var earliest: Int64 = 0
@@ -96,13 +98,24 @@ final class EventRecorder: @unchecked Sendable {
                 lastTick[index] = 0
                 return
             }
-            // Remaining says which grid point this tick is for; 20 µs of slack because the
-            // backend's clock was read a little after `begin`. Never a grid point still in the
-            // future as the recorder sees it (the slack could otherwise name one), and never
-            // less than the next: a genuinely early tick k = last + 1 stays visible as early.
+            // Remaining says which grid point this tick is for (20 µs of slack: the backend's
+            // clock was read a little after `begin`), capped at the grid points that have passed
+            // as the recorder sees it. A remaining that names a grid point already ticked comes
+            // from a clock read delayed past the next grid point (a preemption between the
+            // backend's two reads, under overload); its tick is charged to that grid point
+            // again rather than forced one further, which would make the next tick look early.
+            // A tick k = last + 1 that comes before start + k·T stays visible as early.
             let elapsed = max(Int64(duration) - event.remaining.nanoseconds + 20_000, 0)
+            let named = Int(UInt64(elapsed) / tick)
             let passed = now > start ? Int((now - start) / tick) : 0
-            let k = max(last + 1, min(Int(UInt64(elapsed) / tick), passed))
+            if named <= last && last > 0 {
+                repeatedGridPoints += 1
+                let late = lateness(now, ideal: start + UInt64(last) * tick)
+                tickLateness.record(late)
+                ticks += 1
+                return
+            }
+            let k = max(last + 1, min(named, passed))
             skippedTicks += k - last - 1
             lastTick[index] = Int32(clamping: k)
             let late = lateness(now, ideal: start + UInt64(k) * tick)

@@ -62,7 +62,7 @@ struct RepeatMeasurement {
             countdowns: count, started: started,
             finished: recorder.finishedCount.load(ordering: .relaxed),
             notStarted: count - run.attempted, neverTicked: recorder.neverTicked, ticks: recorder.ticks,
-            skippedTicks: recorder.skippedTicks, earlyEvents: recorder.earlyEvents, earlyFinishes: recorder.earlyFinishes,
+            skippedTicks: recorder.skippedTicks, repeatedGridPoints: recorder.repeatedGridPoints, earlyEvents: recorder.earlyEvents, earlyFinishes: recorder.earlyFinishes,
             doubledFinishes: recorder.doubledFinishes, eventsAfterFinish: recorder.eventsAfterFinish,
             startErrors: run.startErrors, startPhaseMs: Double(run.startPhase) / 1e6,
             windowMs: window / 1e6, hitTimeLimit: run.hitTimeLimit, baselineThreads: run.baselineThreads,

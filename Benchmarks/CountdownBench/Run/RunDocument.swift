@@ -65,6 +65,7 @@ struct RunDocument: Codable, Sendable {
         let neverTicked: Int
         let ticks: Int
         let skippedTicks: Int
+        let repeatedGridPoints: Int
         let earlyEvents: Int
         let earlyFinishes: Int
         let doubledFinishes: Int

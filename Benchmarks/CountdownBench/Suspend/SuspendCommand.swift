@@ -1,0 +1,143 @@
+import Countdown
+import Foundation
+
+/// `countdown-bench suspend`: each backend's countdowns in a child process that is really
+/// frozen (SIGSTOP) and continued (SIGCONT), as iOS suspends a backgrounded app.
+struct SuspendCommand {
+    static let usage = """
+        USAGE: countdown-bench suspend [--backend NAMES] [--freeze DURATION] [--keys N]
+                                       [--format text|json] [--output DIR] [--no-progress]
+
+        For each backend, starts a worker process (countdown-bench worker) running N countdowns of
+        2 s ticking every 200 ms, freezes it with SIGSTOP 500 ms in, continues it with SIGCONT,
+        and reports: finish error against the original deadline; the remaining time the first
+        tick after the freeze showed against the true remaining; ticks in a burst after the
+        freeze; finishes lost or doubled; and whether that is what the backend declares.
+        Freezes: shorter than a tick (100 ms), several ticks (700 ms), longer than the remaining
+        time (2 s), and several ticks while the countdowns are paused.
+
+        OPTIONS:
+          --backend NAMES     Comma list of \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --freeze DURATION   One freeze length instead of the three (the paused run uses it too).
+          --keys N            Countdowns per worker (default 4).
+          --format text|json  What stdout gets.
+          --output DIR        Also write DIR/suspend.txt and DIR/suspend.json (release builds only).
+          --no-progress       No progress on stderr.
+
+        EXIT STATUS: 0 every backend behaved as it declares; 3 one did not; 1 an error; 2 bad arguments.
+        """
+
+    static let tick = Duration.milliseconds(200)
+    static let duration = Duration.seconds(2)
+    static let freezeAfterMs = 500.0
+
+    let backends: [CountdownBackend]
+    let scenarios: [SuspendExperiment.Scenario]
+    let keys: Int
+    let format: String
+    let outputDirectory: String?
+    let showProgress: Bool
+    let showHelp: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        var args = Arguments(arguments, subcommand: "suspend")
+        showHelp = args.flag("-h", "--help")
+        showProgress = !args.flag("--no-progress")
+        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        let freeze = try args.value("--freeze").map { text throws(UsageError) in try RunCommand.duration(text, option: "--freeze") }
+        if let freeze, freeze > .seconds(60) { throw UsageError("--freeze must be at most 60s") }
+        keys = try args.value("--keys").map { text throws(UsageError) -> Int in
+            guard let value = Int(text), (1...1000).contains(value) else {
+                throw UsageError("--keys must be a whole number from 1 to 1000, not '\(text)'")
+            }
+            return value
+        } ?? 4
+        format = try args.choice("--format", in: ["text", "json"]) ?? "text"
+        outputDirectory = try args.value("--output")
+        try args.finish()
+        if outputDirectory != nil, !Machine.isReleaseBuild {
+            throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
+        }
+        let after = Self.freezeAfterMs
+        if let freeze {
+            let ms = freeze.seconds * 1000
+            scenarios = [
+                .init(name: "\(ReportFormat.milliseconds(ms)) freeze", freezeAfterMs: after, freezeMs: ms, pausedResumeAfterMs: nil),
+                .init(name: "\(ReportFormat.milliseconds(ms)) freeze, paused", freezeAfterMs: after, freezeMs: ms, pausedResumeAfterMs: 200),
+            ]
+        } else {
+            scenarios = Self.defaultScenarios
+        }
+    }
+
+    static let defaultScenarios: [SuspendExperiment.Scenario] = [
+        .init(name: "shorter than a tick (100 ms)", freezeAfterMs: freezeAfterMs, freezeMs: 100, pausedResumeAfterMs: nil),
+        .init(name: "several ticks (700 ms)", freezeAfterMs: freezeAfterMs, freezeMs: 700, pausedResumeAfterMs: nil),
+        .init(name: "longer than the remaining (2 s)", freezeAfterMs: freezeAfterMs, freezeMs: 2000, pausedResumeAfterMs: nil),
+        .init(name: "700 ms while paused", freezeAfterMs: freezeAfterMs, freezeMs: 700, pausedResumeAfterMs: 200),
+    ]
+
+    func run(_ output: inout StandardStreams) throws -> Int32 {
+        if showHelp {
+            output.write(Self.usage + "\n")
+            return 0
+        }
+        let progress = Progress(enabled: showProgress)
+        var results: [SuspendExperiment.Result] = []
+        for backend in backends {
+            for scenario in scenarios {
+                progress.begin("\(backend), \(scenario.name)")
+                let result = try SuspendExperiment(
+                    backend: backend, scenario: scenario, keys: keys, tick: Self.tick, duration: Self.duration
+                ).run()
+                progress.end(result.verdict)
+                results.append(result)
+            }
+        }
+        progress.finish()
+        let text = Self.text(results), json = try Self.json(results)
+        output.write(format == "json" ? json : text)
+        if let directory = outputDirectory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try ("countdown-bench suspend — \(Machine.current.summary)\n\n" + text)
+                .write(toFile: "\(directory)/suspend.txt", atomically: true, encoding: .utf8)
+            try json.write(toFile: "\(directory)/suspend.json", atomically: true, encoding: .utf8)
+            progress.note("wrote \(directory)/suspend.txt and .json")
+        }
+        return results.allSatisfy(\.asDeclared) ? 0 : 3
+    }
+
+    static func text(_ results: [SuspendExperiment.Result]) -> String {
+        var table = TextTable(columns: [
+            "backend", "freeze", "finish error", "first tick: shown − true", "burst", "lost/doubled", "as declared", "what happened",
+        ])
+        func range(_ values: [Double]) -> String {
+            guard let low = values.min(), let high = values.max() else { return "—" }
+            let f = { (v: Double) in String(format: "%+.0f", v) }
+            return low == high || abs(high - low) < 1 ? "\(f(low)) ms" : "\(f(low))…\(f(high)) ms"
+        }
+        for r in results {
+            table.add([
+                r.backend, r.scenario.name, range(r.finishErrorsMs), range(r.firstTickErrorsMs), "\(r.burstTicks)",
+                "\(r.lostFinishes)/\(r.doubledFinishes)", r.asDeclared ? "yes" : "NO", r.verdict,
+            ])
+        }
+        return "tick \(ReportFormat.seconds(tick)), countdowns of \(ReportFormat.seconds(duration)), frozen \(Int(freezeAfterMs)) ms after the start; "
+            + "finish error against start + duration (moved by the pause, when paused)\n\n" + table.render()
+    }
+
+    static func json(_ results: [SuspendExperiment.Result]) throws -> String {
+        struct Document: Encodable {
+            let format = "countdown-bench.suspend"
+            let version = 1
+            let machine: Machine
+            let tickMs: Double
+            let durationMs: Double
+            let results: [SuspendExperiment.Result]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let document = Document(machine: .current, tickMs: tick.seconds * 1000, durationMs: duration.seconds * 1000, results: results)
+        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,185 @@
+import Countdown
+import Foundation
+
+/// One freeze of one backend's worker: start N countdowns in a child process, SIGSTOP it
+/// mid-countdown, SIGCONT it after `freeze`, and judge what the countdowns did with the time
+/// the process could not see.
+struct SuspendExperiment: Sendable {
+    struct Scenario: Sendable, Codable {
+        let name: String
+        /// How long after the start the process is frozen.
+        let freezeAfterMs: Double
+        let freezeMs: Double
+        /// The countdowns are paused before the freeze and resumed this long after it.
+        let pausedResumeAfterMs: Double?
+    }
+
+    let backend: CountdownBackend
+    let scenario: Scenario
+    let keys: Int
+    let tick: Duration
+    let duration: Duration
+
+    struct Result: Codable, Sendable {
+        let backend: String
+        let scenario: Scenario
+        let keys: Int
+        /// Finish − the deadline (start + D, moved by the time spent paused), per key, ms.
+        let finishErrorsMs: [Double]
+        /// Finish − the moment the process was continued: > 0 when the deadline passed in the freeze.
+        let finishAfterContinueMs: [Double]
+        /// The first tick after the freeze: remaining shown − true remaining, per key, ms.
+        let firstTickErrorsMs: [Double]
+        /// Ticks per key that arrived within half a tick of the continue (a burst if > 1).
+        let burstTicks: Int
+        let lostFinishes: Int
+        let doubledFinishes: Int
+        /// Whether it did what the backend's profile declares; and why, in words.
+        let asDeclared: Bool
+        let verdict: String
+    }
+
+    func run(executable: URL = WorkerProcess.executable) throws -> Result {
+        let worker = try WorkerProcess(arguments: [
+            "--backend", backend.description, "--keys", "\(keys)",
+            "--tick", "\(tick.nanoseconds / 1000)us", "--duration", "\(duration.nanoseconds / 1000)us",
+        ], executable: executable)
+        defer { worker.end() }
+        guard worker.waitFor("start", count: keys, within: .seconds(10)) else {
+            throw SuspendError("the \(backend) worker did not start its countdowns within 10 s")
+        }
+        let starts = Self.starts(worker.received)
+        let first = starts.values.min() ?? Monotonic.now()
+        let ms: (Double) -> UInt64 = { UInt64($0 * 1e6) }
+        Monotonic.sleep(until: first + ms(scenario.freezeAfterMs))
+        var pausedAt: UInt64?
+        if scenario.pausedResumeAfterMs != nil {
+            worker.send("pause")
+            guard worker.waitFor("paused", within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not pause") }
+            pausedAt = Self.stamp(of: "paused", in: worker.received)
+        }
+        worker.stop()
+        let stoppedAt = Monotonic.now()
+        Monotonic.sleep(until: stoppedAt + ms(scenario.freezeMs))
+        worker.continue()
+        let continuedAt = Monotonic.now()
+        var pausedFor: UInt64 = 0
+        if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
+            Monotonic.sleep(until: continuedAt + ms(resumeAfter))
+            worker.send("resume")
+            guard worker.waitFor("resumed", within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not resume") }
+            pausedFor = (Self.stamp(of: "resumed", in: worker.received) ?? continuedAt) - pausedAt
+        }
+        let limit = duration + .milliseconds(Int64(scenario.freezeMs)) + .seconds(5)
+        _ = worker.waitFor("done", within: limit)
+        return judge(worker.received, starts: starts, continuedAt: continuedAt, pausedFor: pausedFor)
+    }
+
+    private func judge(
+        _ lines: [WorkerProcess.Line], starts: [Int: UInt64], continuedAt: UInt64, pausedFor: UInt64
+    ) -> Result {
+        let d = UInt64(duration.nanoseconds), t = UInt64(tick.nanoseconds)
+        var finishes: [Int: [UInt64]] = [:]
+        var firstTickError: [Int: Double] = [:]
+        var burst: [Int: Int] = [:]
+        for line in lines where line.words.first == "event" && line.words.count == 5 {
+            guard let index = Int(line.words[1]), let remaining = Int64(line.words[3]), let at = UInt64(line.words[4]),
+                  let start = starts[index] else { continue }
+            let deadline = start + d + pausedFor
+            if line.words[2] == "finished" {
+                finishes[index, default: []].append(at)
+            } else if at >= continuedAt {
+                if firstTickError[index] == nil {
+                    let truth = Double(Int64(deadline) - Int64(at)) / 1e6
+                    firstTickError[index] = Double(remaining) / 1e6 - truth
+                }
+                if at < continuedAt + t / 2 { burst[index, default: 0] += 1 }
+            }
+        }
+        let keysSorted = starts.keys.sorted()
+        let finishErrors = keysSorted.compactMap { index in
+            finishes[index]?.first.map { Double(Int64($0) - Int64(starts[index]! + d + pausedFor)) / 1e6 }
+        }
+        let afterContinue = keysSorted.compactMap { index in
+            finishes[index]?.first.map { Double(Int64($0) - Int64(continuedAt)) / 1e6 }
+        }
+        let lost = keysSorted.filter { finishes[$0] == nil }.count
+        let doubled = keysSorted.filter { (finishes[$0]?.count ?? 0) > 1 }.count
+        let burstTicks = burst.values.max() ?? 0
+        let (asDeclared, verdict) = Self.verdict(
+            profile: try? backend.makeScheduler().profile, scenario: scenario, tickMs: tick.seconds * 1000,
+            durationMs: duration.seconds * 1000, finishErrors: finishErrors, afterContinue: afterContinue,
+            burst: burstTicks, lost: lost, doubled: doubled)
+        return Result(
+            backend: backend.description, scenario: scenario, keys: keys, finishErrorsMs: finishErrors,
+            finishAfterContinueMs: afterContinue, firstTickErrorsMs: keysSorted.compactMap { firstTickError[$0] },
+            burstTicks: burstTicks, lostFinishes: lost, doubledFinishes: doubled, asDeclared: asDeclared, verdict: verdict)
+    }
+
+    /// What the profile promises, checked with one-sided bounds and a tolerance of two ticks
+    /// (plus 100 ms for a loaded machine): a tick-counting backend loses the frozen time
+    /// (finishes at least freeze − 2T late); a deadline backend does not (finishes within the
+    /// tolerance of its deadline, or of the continue when the deadline passed in the freeze),
+    /// with at most one catch-up tick. Paused through the freeze, nobody finishes early and a
+    /// deadline backend finishes on its moved deadline. Nobody loses or doubles a finish.
+    static func verdict(
+        profile: CountdownProfile?, scenario: Scenario, tickMs: Double, durationMs: Double, finishErrors: [Double],
+        afterContinue: [Double], burst: Int, lost: Int, doubled: Int
+    ) -> (Bool, String) {
+        if lost > 0 { return (false, "\(lost) finish(es) LOST") }
+        if doubled > 0 { return (false, "\(doubled) finish(es) DOUBLED") }
+        guard let profile, let worst = finishErrors.max(), let best = finishErrors.min() else { return (false, "no finishes") }
+        let tolerance = 2 * tickMs + 100
+        let freeze = scenario.freezeMs
+        if scenario.pausedResumeAfterMs != nil {
+            // Paused, a countdown has nothing to lose to the freeze: a deadline backend finishes
+            // on the moved deadline; a tick-counting one is never early (it may be late for
+            // reasons of its own: the operation-queue worker waits for a pool thread).
+            if best < -50 { return (false, "paused through the freeze, yet finished \(fmt(-best)) ms EARLY") }
+            switch profile.suspension {
+            case .keepsDeadline where worst > tolerance:
+                return (false, "paused through the freeze, yet finished \(fmt(worst)) ms after its moved deadline")
+            case .keepsDeadline:
+                return (true, "paused through the freeze: finished on the moved deadline (+\(fmt(worst)) ms at most)")
+            case .finishesLateByFreeze:
+                return (true, "paused through the freeze: finished \(fmt(best))…\(fmt(worst)) ms after the moved deadline")
+            }
+        }
+        switch profile.suspension {
+        case .finishesLateByFreeze:
+            // Grid points the freeze swallowed beyond the one fire that follows it.
+            let expected = max(0, (freeze / tickMs).rounded(.down) - 1) * tickMs
+            return best >= expected - tickMs - 50
+                ? (true, "lost the freeze: finished \(fmt(best))…\(fmt(worst)) ms late (counts ticks, as declared)")
+                : (false, "declares it finishes late by the freeze, but finished only \(fmt(best)) ms late")
+        case .keepsDeadline:
+            if burst > 1 { return (false, "\(burst) ticks in a burst after the freeze") }
+            let passedInFreeze = afterContinue.allSatisfy { $0 >= 0 } && durationMs <= scenario.freezeAfterMs + freeze
+            let late = passedInFreeze ? (afterContinue.max() ?? 0) : worst
+            return late <= tolerance && best >= 0
+                ? (true, passedInFreeze
+                    ? "deadline passed in the freeze: finished \(fmt(late)) ms after the continue"
+                    : "kept its deadline: finished \(fmt(best))…\(fmt(worst)) ms after it, \(burst) catch-up tick")
+                : (false, "declares it keeps its deadline, but finished \(fmt(worst)) ms after it")
+        }
+    }
+
+    private static func fmt(_ value: Double) -> String { String(format: "%.0f", value) }
+
+    static func starts(_ lines: [WorkerProcess.Line]) -> [Int: UInt64] {
+        var starts: [Int: UInt64] = [:]
+        for line in lines where line.words.first == "start" && line.words.count == 3 {
+            if let index = Int(line.words[1]), let at = UInt64(line.words[2]) { starts[index] = at }
+        }
+        return starts
+    }
+
+    static func stamp(of word: String, in lines: [WorkerProcess.Line]) -> UInt64? {
+        lines.first { $0.words.first.map(String.init) == word }.flatMap { $0.words.count > 1 ? UInt64($0.words[1]) : nil }
+    }
+}
+
+struct SuspendError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

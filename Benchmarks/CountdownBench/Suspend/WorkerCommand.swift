@@ -1,0 +1,108 @@
+import Countdown
+import Dispatch
+import Foundation
+
+/// `countdown-bench worker` (internal): runs N countdowns on one backend in this process and
+/// streams every event to stdout, one line each, for `countdown-bench suspend` (the parent),
+/// which freezes this process with SIGSTOP and continues it with SIGCONT.
+///
+/// Lines out: `ready`, `start INDEX NS`, `event INDEX tick|finished REMAINING_NS NS`,
+/// `paused NS`, `resumed NS`, `done`; NS is CLOCK_MONOTONIC, which keeps counting while the
+/// process is stopped, so the parent's and the worker's instants compare directly.
+/// Lines in (stdin): `pause`, `resume` (every key), `quit`.
+struct WorkerCommand {
+    static let usage = """
+        USAGE: countdown-bench worker --backend NAME [--keys N] [--tick DURATION] [--duration DURATION]
+
+        Internal: the child process of countdown-bench suspend. Runs N countdowns on one backend
+        and writes every event, with its CLOCK_MONOTONIC timestamp, to stdout.
+        """
+
+    let backend: CountdownBackend?
+    let keys: Int
+    let tick: Duration
+    let duration: Duration
+    let showHelp: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        var args = Arguments(arguments, subcommand: "worker")
+        showHelp = args.flag("-h", "--help")
+        let name = try args.value("--backend")
+        if let name {
+            guard let backend = CountdownBackend.all.first(where: { $0.description == name }) else {
+                throw UsageError("worker: --backend takes one of \(CountdownBackend.all.map(\.description).joined(separator: ", ")), not '\(name)'")
+            }
+            self.backend = backend
+        } else {
+            backend = nil
+        }
+        keys = try args.value("--keys").map { text throws(UsageError) -> Int in
+            guard let value = Int(text), (1...10_000).contains(value) else {
+                throw UsageError("worker: --keys must be a whole number from 1 to 10000, not '\(text)'")
+            }
+            return value
+        } ?? 4
+        tick = try args.value("--tick").map { text throws(UsageError) in try RunCommand.duration(text, option: "--tick") } ?? .milliseconds(200)
+        duration = try args.value("--duration").map { text throws(UsageError) in try RunCommand.duration(text, option: "--duration") } ?? .seconds(2)
+        try args.finish()
+        guard showHelp || backend != nil else { throw UsageError("worker: --backend is required") }
+    }
+
+    func run(_ output: inout StandardStreams) throws -> Int32 {
+        guard let backend, !showHelp else {
+            output.write(Self.usage + "\n")
+            return 0
+        }
+        let lines = LineWriter()
+        let delivery = DispatchQueue(label: "worker.delivery")
+        let scheduler = try backend.makeScheduler(.init(tickInterval: tick, deliveryQueue: delivery, capacity: keys))
+        let finished = DispatchSemaphore(value: 0)
+        lines.write("ready")
+        for index in 0..<keys {
+            lines.write("start \(index) \(Monotonic.now())")
+            try scheduler.start(key: "key-\(index)", duration: duration) { event in
+                let now = Monotonic.now()
+                lines.write("event \(index) \(event.kind.rawValue) \(event.remaining.nanoseconds) \(now)")
+                if event.kind == .finished { finished.signal() }
+            }
+        }
+        let commands = Thread {
+            while let line = readLine() {
+                switch line {
+                case "pause":
+                    for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
+                    lines.write("paused \(Monotonic.now())")
+                case "resume":
+                    for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
+                    lines.write("resumed \(Monotonic.now())")
+                case "quit":
+                    exit(0)
+                default:
+                    lines.write("unknown \(line)")
+                }
+            }
+        }
+        commands.start()
+        for _ in 0..<keys { finished.wait() }
+        delivery.sync {}
+        lines.write("done")
+        scheduler.shutdown()
+        return 0
+    }
+}
+
+/// Whole lines to stdout, each written with one `write(2)` so that lines from different
+/// threads never interleave and the parent sees each as soon as it is written.
+final class LineWriter: Sendable {
+    func write(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}

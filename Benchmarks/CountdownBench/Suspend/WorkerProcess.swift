@@ -1,0 +1,88 @@
+import CountdownSupport
+import Dispatch
+import Foundation
+
+/// A `countdown-bench worker` child process: started from this executable, its lines read on a
+/// thread of their own and timestamped, its stdin writable, and SIGSTOP / SIGCONT sent to it.
+final class WorkerProcess: Sendable {
+    struct Line: Sendable {
+        let words: [Substring]
+        /// When the parent read it (CLOCK_MONOTONIC ns).
+        let received: UInt64
+    }
+
+    private let process: Process
+    private let input: FileHandle
+    private let lines = Locked([Line]())
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// This executable: the worker is the same binary, so it is always the same build.
+    static var executable: URL {
+        #if os(Linux)
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: path)
+        }
+        #endif
+        return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    }
+
+    init(arguments: [String], executable: URL = WorkerProcess.executable) throws {
+        // A worker that already ended has closed its stdin: writing to it must fail, not kill us.
+        signal(SIGPIPE, SIG_IGN)
+        process = Process()
+        process.executableURL = executable
+        process.arguments = ["worker"] + arguments
+        let stdout = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardInput = stdin
+        input = stdin.fileHandleForWriting
+        try process.run()
+        let output = stdout.fileHandleForReading
+        let reader = Thread { [lines, ended] in
+            nameCurrentThread("bench-worker-io")
+            var pending = Data()
+            while true {
+                let chunk = output.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                let now = Monotonic.now()
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lines.withLock { $0.append(Line(words: text.split(separator: " "), received: now)) }
+                }
+            }
+            ended.signal()
+        }
+        reader.start()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func send(_ command: String) {
+        try? input.write(contentsOf: Data((command + "\n").utf8))
+    }
+
+    func stop() { kill(pid, SIGSTOP) }
+    func `continue`() { kill(pid, SIGCONT) }
+
+    var received: [Line] { lines.withLock { $0 } }
+
+    /// Waits until a line starting with `word` arrives (or `count` of them); false at the limit.
+    func waitFor(_ word: String, count: Int = 1, within limit: Duration) -> Bool {
+        let deadline = Monotonic.now() + UInt64(limit.nanoseconds)
+        while Monotonic.now() < deadline {
+            if lines.withLock({ $0.filter { $0.words.first.map(String.init) == word }.count }) >= count { return true }
+            Monotonic.sleep(until: Monotonic.now() + 2_000_000)
+        }
+        return false
+    }
+
+    /// Ends the worker (continuing it first, if it was stopped) and waits for its output to end.
+    func end() {
+        kill(pid, SIGCONT)
+        send("quit")
+        if ended.wait(timeout: .now() + .seconds(5)) == .timedOut { process.terminate() }
+        process.waitUntilExit()
+    }
+}

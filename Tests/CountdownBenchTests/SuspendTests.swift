@@ -1,0 +1,80 @@
+import Countdown
+import Foundation
+import Testing
+
+@testable import CountdownBench
+
+/// The suspension experiment for real: each built-in backend in a `countdown-bench worker`
+/// child process (the debug build beside this test binary), frozen with SIGSTOP and continued.
+/// Bounds are one-sided or generous (two ticks + 100 ms); a hung worker fails at its limit.
+@Suite(.serialized) struct SuspendTests {
+    static var executable: URL {
+        let tests = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return tests.deletingLastPathComponent().appendingPathComponent("countdown-bench")
+    }
+
+    func experiment(_ backend: CountdownBackend, _ scenario: SuspendExperiment.Scenario) throws -> SuspendExperiment.Result {
+        try SuspendExperiment(
+            backend: backend, scenario: scenario, keys: 3, tick: SuspendCommand.tick, duration: SuspendCommand.duration
+        ).run(executable: Self.executable)
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.all.map(\.description))
+    func aFrozenProcessDoesWhatTheBackendDeclares(_ name: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no \(Self.executable.path)")
+        let backend = try #require(CountdownBackend.all.first { $0.description == name })
+        let declared = try backend.makeScheduler().profile.suspension
+        let several = SuspendCommand.defaultScenarios[1], paused = SuspendCommand.defaultScenarios[3]
+
+        let frozen = try experiment(backend, several)
+        #expect(frozen.lostFinishes == 0 && frozen.doubledFinishes == 0, "\(frozen.verdict)")
+        #expect(frozen.finishErrorsMs.count == 3)
+        #expect(frozen.asDeclared, "\(name): \(frozen.verdict)")
+        let earliest = try #require(frozen.finishErrorsMs.min())
+        switch declared {
+        case .finishesLateByFreeze:
+            // 700 ms frozen at 200 ms ticks: at least two whole ticks are never counted.
+            #expect(earliest >= 2 * 200 - 200 - 50, "\(name) counts ticks, yet finished only \(earliest) ms late")
+        case .keepsDeadline:
+            #expect(earliest >= 0 && (frozen.finishErrorsMs.max() ?? 0) <= 500, "\(name): \(frozen.finishErrorsMs)")
+            #expect(frozen.burstTicks <= 1, "one catch-up tick, not a burst")
+        }
+
+        let whilePaused = try experiment(backend, paused)
+        #expect(whilePaused.lostFinishes == 0 && whilePaused.doubledFinishes == 0)
+        #expect(whilePaused.asDeclared, "\(name) paused: \(whilePaused.verdict)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aDeadlinePassedInTheFreezeFinishesOnContinue() throws {
+        let result = try experiment(.timestamp(.continuous), SuspendCommand.defaultScenarios[2])
+        #expect(result.asDeclared, "\(result.verdict)")
+        #expect(result.finishAfterContinueMs.allSatisfy { $0 >= 0 && $0 <= 500 }, "\(result.finishAfterContinueMs)")
+    }
+
+    @Test func theVerdictRejectsWhatABackendDidNotDeclare() {
+        let keeps = CountdownProfile(name: "x", mechanism: "", threads: "", suspension: .keepsDeadline, wallClockJump: .immune, capacity: nil, maximumDuration: .seconds(60))
+        var counts = keeps
+        counts.suspension = .finishesLateByFreeze
+        let scenario = SuspendCommand.defaultScenarios[1]
+        func verdict(_ p: CountdownProfile, errors: [Double], burst: Int = 1, lost: Int = 0, doubled: Int = 0) -> Bool {
+            SuspendExperiment.verdict(profile: p, scenario: scenario, tickMs: 200, durationMs: 2000, finishErrors: errors,
+                                      afterContinue: errors, burst: burst, lost: lost, doubled: doubled).0
+        }
+        #expect(verdict(keeps, errors: [5, 12]))
+        #expect(!verdict(keeps, errors: [690, 700]), "declares it keeps its deadline, lost the freeze")
+        #expect(!verdict(keeps, errors: [5, 12], burst: 3), "a burst of catch-up ticks")
+        #expect(verdict(counts, errors: [600, 640]))
+        #expect(!verdict(counts, errors: [5, 12]), "declares it counts ticks, kept its deadline")
+        #expect(!verdict(keeps, errors: [5], lost: 1), "a lost finish")
+        #expect(!verdict(counts, errors: [600, 600], doubled: 1), "a doubled finish")
+        let whilePaused = SuspendCommand.defaultScenarios[3]
+        func pausedVerdict(_ p: CountdownProfile, errors: [Double]) -> Bool {
+            SuspendExperiment.verdict(profile: p, scenario: whilePaused, tickMs: 200, durationMs: 2000, finishErrors: errors,
+                                      afterContinue: errors, burst: 0, lost: 0, doubled: 0).0
+        }
+        #expect(pausedVerdict(keeps, errors: [0, 3]))
+        #expect(!pausedVerdict(keeps, errors: [690, 700]), "paused, a deadline backend must not lose the freeze")
+        #expect(!pausedVerdict(counts, errors: [-400, 0]), "paused, nobody finishes early")
+    }
+}
