@@ -11,6 +11,7 @@ enum BenchCommand {
         SUBCOMMANDS:
           run           The benchmark: every backend × N concurrent countdowns, beside the timer floor.
           compare       Two runs' JSON side by side; exit 2 on a regression, 4 on improvements only.
+          report        A run's files written again from its run.json, without measuring.
           suspend       Each backend in a child process frozen with SIGSTOP and continued: what the freeze did.
           list          Each backend's name, mechanism and declared profile.
           conformance   The conformance suite on each backend: checks × backends.
@@ -41,6 +42,8 @@ enum BenchCommand {
                 return try RunCommand(arguments: rest).run(&output)
             case "compare":
                 return try CompareCommand(arguments: rest).run(&output)
+            case "report":
+                return try ReportCommand(arguments: rest).run(&output)
             case "suspend":
                 return try SuspendCommand(arguments: rest).run(&output)
             case "worker":

@@ -102,20 +102,25 @@ struct RunCommand {
         progress.finish()
         progress.note("measured in \(Int(Date().timeIntervalSince(started).rounded())) s")
 
-        switch format {
-        case "json": output.write(try Self.json(document))
-        case "csv": output.write(CSVRunReport(document: document).render())
-        case "markdown": output.write(MarkdownRunReport(document: document, neighbours: []).render())
-        default: output.write(TextRunReport(document: document, isTerminal: isatty(STDOUT_FILENO) == 1).render())
-        }
-        if let outputDirectory { try write(document, to: outputDirectory, progress: progress) }
+        output.write(try Self.render(document, format: format))
+        if let outputDirectory { try Self.write(document, to: outputDirectory, progress: progress) }
         return 0
     }
 
-    private func write(_ document: RunDocument, to directory: String, progress: Progress) throws {
+    /// The run as stdout gets it in `format`.
+    static func render(_ document: RunDocument, format: String) throws -> String {
+        switch format {
+        case "json": try json(document)
+        case "csv": CSVRunReport(document: document).render()
+        case "markdown": MarkdownRunReport(document: document, neighbours: []).render()
+        default: TextRunReport(document: document, isTerminal: isatty(STDOUT_FILENO) == 1).render()
+        }
+    }
+
+    static func write(_ document: RunDocument, to directory: String, progress: Progress) throws {
         let url = URL(fileURLWithPath: directory)
         var files: [(String, String)] = [
-            ("run.json", try Self.json(document)),
+            ("run.json", try json(document)),
             ("run.csv", CSVRunReport(document: document).render()),
         ]
         files += RunCharts(document: document).files
@@ -132,6 +137,9 @@ struct RunCommand {
                 }
                 if name.hasPrefix("conformance.") {
                     return "[\(name)](\(name)): the conformance matrix, written by countdown-bench conformance --output"
+                }
+                if name.hasPrefix("suspend.") {
+                    return "[\(name)](\(name)): the suspension table, written by countdown-bench suspend --output"
                 }
                 return name
             }

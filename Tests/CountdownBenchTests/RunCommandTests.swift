@@ -121,6 +121,13 @@ import FoundationXML
         let path = folder.appendingPathComponent("run.json").path
         #expect(try CompareCommand(arguments: [path, path]).run(&compareOutput) == 0, "a run against itself")
 
+        // report writes the same files again from run.json alone, the JSON unchanged.
+        let again = folder.appendingPathComponent("again")
+        var reportOutput = StandardStreams(capturing: true)
+        #expect(try ReportCommand(arguments: [path, "--output", again.path, "--format", "markdown"]).run(&reportOutput) == 0)
+        #expect(try Data(contentsOf: again.appendingPathComponent("run.json")) == Data(contentsOf: folder.appendingPathComponent("run.json")))
+        #expect(reportOutput.captured?.contains("## What keeps up") == true)
+
         let readme = try String(contentsOf: folder.appendingPathComponent("README.md"), encoding: .utf8)
         for backend in settings.backends { #expect(readme.contains(backend.description)) }
         for chart in ["cpu.svg", "lateness-spread.svg"] {

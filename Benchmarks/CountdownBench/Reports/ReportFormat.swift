@@ -12,6 +12,12 @@ enum ReportFormat {
 
     static func seconds(_ duration: Duration) -> String { milliseconds(duration.seconds * 1000) }
 
+    /// A power of ten of milliseconds, for a chart's axis: 10 µs, 1 ms, 100 ms, 10 s.
+    static func decade(milliseconds ms: Double) -> String {
+        let (value, unit) = ms >= 1000 ? (ms / 1000, "s") : ms >= 1 ? (ms, "ms") : (ms * 1000, "µs")
+        return String(format: "%g", value.rounded()) + " " + unit
+    }
+
     static func percent(_ value: Double) -> String { significant(value) + " %" }
 
     static func bytes(_ value: Double) -> String {

@@ -10,9 +10,9 @@ struct RunCharts {
 
     func lateness(_ pattern: StartPattern) -> LogChart {
         var chart = LogChart(
-            title: "p99 tick lateness vs concurrent countdowns (\(pattern == .spread ? "starts spread over a tick" : "burst starts"), tick \(ReportFormat.milliseconds(document.options.tickMs)))",
+            title: "p99 tick lateness, \(pattern == .spread ? "starts spread over a tick" : "all started at once"), tick \(ReportFormat.milliseconds(document.options.tickMs))",
             xLabel: "concurrent countdowns N", yLabel: "p99 tick lateness", series: series(pattern, .tickP99))
-        chart.yText = { ReportFormat.milliseconds($0) }
+        chart.yText = { ReportFormat.decade(milliseconds: $0) }
         if let floor = document.floor.summary["p99.ms"] {
             chart.reference = ("floor p99 (\(ReportFormat.milliseconds(floor.median)))", floor.median)
         }
@@ -21,9 +21,9 @@ struct RunCharts {
 
     var cpu: LogChart {
         var chart = LogChart(
-            title: "CPU while counting down (starts spread, tick \(ReportFormat.milliseconds(document.options.tickMs)))",
+            title: "CPU while counting down, starts spread, tick \(ReportFormat.milliseconds(document.options.tickMs))",
             xLabel: "concurrent countdowns N", yLabel: "CPU, % of one core", series: series(.spread, .cpu))
-        chart.yText = { ReportFormat.significant($0) + " %" }
+        chart.yText = { String(format: "%g %%", $0) }
         return chart
     }
 
