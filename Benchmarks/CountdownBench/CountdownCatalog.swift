@@ -5,12 +5,12 @@ import Countdown
 enum CountdownCatalog {
     static var names: [String] {
         var seen: [String] = []
-        for backend in CountdownBackend.all where !seen.contains(backend.name) { seen.append(backend.name) }
+        for backend in CountdownBackend.allWithOptions where !seen.contains(backend.name) { seen.append(backend.name) }
         return seen
     }
 
     static func select(_ name: String) throws(UsageError) -> [CountdownBackend] {
-        if name == "all" { return CountdownBackend.all }
+        if name == "all" { return CountdownBackend.allWithOptions }
         let backends = name.split(separator: ",").flatMap { CountdownBackend.named(String($0)) }
         guard !backends.isEmpty else {
             throw UsageError("unknown backend '\(name)'; choose from \((names + ["all"]).joined(separator: ", "))")

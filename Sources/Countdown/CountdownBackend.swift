@@ -60,6 +60,16 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
             deliveryQueue: o.deliveryQueue)
     }
 
+    /// `dispatch-source(compensated)`: the same timers, taking off every interval libdispatch
+    /// reports missed, so a frozen process keeps its deadline.
+    public static let dispatchSourceCompensated = CountdownBackend(name: "dispatch-source", variant: "compensated") {
+        (o: Options) throws(CountdownError) in
+        try DispatchSourceScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue, compensatesMissedTicks: true)
+    }
+
     public static let operationQueue = CountdownBackend(name: "operation-queue", variant: nil) {
         (o: Options) throws(CountdownError) in
         try OperationQueueScheduler(
@@ -93,8 +103,16 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
         .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous),
     ]
 
-    /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives both clocks.
+    /// The strategies' options, measured beside them but not part of ``all`` (the benchmark's
+    /// default sweep): `dispatch-source(compensated)`.
+    public static let options: [CountdownBackend] = [.dispatchSourceCompensated]
+
+    /// ``all`` and ``options``.
+    public static let allWithOptions: [CountdownBackend] = all + options
+
+    /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives both clocks,
+    /// `dispatch-source` both variants.
     public static func named(_ name: String) -> [CountdownBackend] {
-        all.filter { $0.name == name || $0.description == name }
+        allWithOptions.filter { $0.name == name || $0.description == name }
     }
 }

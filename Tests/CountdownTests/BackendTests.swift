@@ -163,6 +163,10 @@ struct BackendTests {
         #expect(profiles[1].maximumDuration == .seconds(120))
         #expect(CountdownBackend.named("timestamp").map(\.description) == ["timestamp(wall)", "timestamp(continuous)"])
         #expect(CountdownBackend.named("run-loop").count == 1)
+        #expect(CountdownBackend.named("dispatch-source").map(\.description) == ["dispatch-source", "dispatch-source(compensated)"])
+        let compensated = try CountdownBackend.dispatchSourceCompensated.makeScheduler().profile
+        #expect(compensated.displayName == "dispatch-source(compensated)")
+        #expect(compensated.suspension == .keepsDeadline && compensated.wallClockJump == .immune && compensated.drift == .bounded)
         #expect(CountdownBackend.named("nope").isEmpty)
     }
 }

@@ -275,7 +275,7 @@ final class TimersOnDeliveryQueue: CountdownScheduler {
             tickInterval: e.tickInterval, maximumDuration: .seconds(3600), capacity: nil,
             deliveryQueue: e.deliveryQueue, label: "broken")
         table = KeyedCountdowns(
-            settings: settings, mechanism: DispatchSourceMechanism(tick: e.tickInterval, timerQueue: e.deliveryQueue))
+            settings: settings, mechanism: DispatchSourceMechanism(tick: e.tickInterval, timerQueue: e.deliveryQueue, compensatesMissedTicks: false))
         profile = try DispatchSourceScheduler(tickInterval: e.tickInterval).profile
     }
 

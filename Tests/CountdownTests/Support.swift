@@ -7,7 +7,7 @@ import Testing
 @testable import CountdownConformance
 
 /// Every built-in backend, for parameterized tests.
-let allBackends = CountdownBackend.all
+let allBackends = CountdownBackend.allWithOptions
 
 extension CountdownBackend: CustomTestStringConvertible {
     public var testDescription: String { description }

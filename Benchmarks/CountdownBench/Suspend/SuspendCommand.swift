@@ -13,7 +13,7 @@ struct SuspendCommand {
         and reports: finish error against the original deadline; the remaining time the first
         tick after the freeze showed against the true remaining; ticks in a burst after the
         freeze; finishes lost or doubled; and whether that is what the backend declares.
-        Freezes: shorter than a tick (100 ms), several ticks (700 ms), longer than the remaining
+        Freezes: shorter than a tick (100 ms), several ticks (650 ms), longer than the remaining
         time (2 s), and several ticks while the countdowns are paused.
 
         OPTIONS:
@@ -72,9 +72,9 @@ struct SuspendCommand {
 
     static let defaultScenarios: [SuspendExperiment.Scenario] = [
         .init(name: "shorter than a tick (100 ms)", freezeAfterMs: freezeAfterMs, freezeMs: 100, pausedResumeAfterMs: nil),
-        .init(name: "several ticks (700 ms)", freezeAfterMs: freezeAfterMs, freezeMs: 700, pausedResumeAfterMs: nil),
+        .init(name: "several ticks (650 ms)", freezeAfterMs: freezeAfterMs, freezeMs: 650, pausedResumeAfterMs: nil),
         .init(name: "longer than the remaining (2 s)", freezeAfterMs: freezeAfterMs, freezeMs: 2000, pausedResumeAfterMs: nil),
-        .init(name: "700 ms while paused", freezeAfterMs: freezeAfterMs, freezeMs: 700, pausedResumeAfterMs: 200),
+        .init(name: "650 ms while paused", freezeAfterMs: freezeAfterMs, freezeMs: 650, pausedResumeAfterMs: 200),
     ]
 
     func run(_ output: inout StandardStreams) throws -> Int32 {

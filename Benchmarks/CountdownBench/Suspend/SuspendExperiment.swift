@@ -30,7 +30,8 @@ struct SuspendExperiment: Sendable {
         let finishAfterContinueMs: [Double]
         /// The first tick after the freeze: remaining shown − true remaining, per key, ms.
         let firstTickErrorsMs: [Double]
-        /// Ticks per key that arrived within half a tick of the continue (a burst if > 1).
+        /// Ticks per key that arrived after the continue and before the next grid point
+        /// (start + k·T): catch-up ticks, a burst if more than one.
         let burstTicks: Int
         let lostFinishes: Int
         let doubledFinishes: Int
@@ -93,7 +94,10 @@ struct SuspendExperiment: Sendable {
                     let truth = Double(Int64(deadline) - Int64(at)) / 1e6
                     firstTickError[index] = Double(remaining) / 1e6 - truth
                 }
-                if at < continuedAt + t / 2 { burst[index, default: 0] += 1 }
+                // Ticks before the first grid point after the continue are catch-up ticks;
+                // more than one of them is a burst. A tick at or after that grid point is due.
+                let nextGridPoint = start + ((continuedAt - start) / t + 1) * t + pausedFor
+                if at < nextGridPoint { burst[index, default: 0] += 1 }
             }
         }
         let keysSorted = starts.keys.sorted()

@@ -29,8 +29,8 @@ struct WorkerCommand {
         showHelp = args.flag("-h", "--help")
         let name = try args.value("--backend")
         if let name {
-            guard let backend = CountdownBackend.all.first(where: { $0.description == name }) else {
-                throw UsageError("worker: --backend takes one of \(CountdownBackend.all.map(\.description).joined(separator: ", ")), not '\(name)'")
+            guard let backend = CountdownBackend.allWithOptions.first(where: { $0.description == name }) else {
+                throw UsageError("worker: --backend takes one of \(CountdownBackend.allWithOptions.map(\.description).joined(separator: ", ")), not '\(name)'")
             }
             self.backend = backend
         } else {

@@ -15,10 +15,15 @@ public final class DispatchSourceScheduler: CountdownScheduler {
     ///   - maximumDuration: the longest countdown accepted.
     ///   - deliveryQueue: the serial queue observers run on (the main queue in an app);
     ///     a private one by default.
+    ///   - compensatesMissedTicks: take off as many ticks as the timer says intervals passed
+    ///     (libdispatch's missed-interval count, the source's `data`) instead of one per call,
+    ///     so a frozen process finishes on its original deadline. Off by default: the
+    ///     articles' counter, which loses the frozen time.
     public init(
         tickInterval: Duration = .seconds(1),
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
-        deliveryQueue: DispatchQueue? = nil
+        deliveryQueue: DispatchQueue? = nil,
+        compensatesMissedTicks: Bool = false
     ) throws(CountdownError) {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
@@ -26,12 +31,16 @@ public final class DispatchSourceScheduler: CountdownScheduler {
         table = KeyedCountdowns(
             settings: settings,
             mechanism: DispatchSourceMechanism(
-                tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers")))
+                tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers"),
+                compensatesMissedTicks: compensatesMissedTicks))
         profile = CountdownProfile(
             name: "dispatch-source",
-            mechanism: "one DispatchSourceTimer per countdown, repeating every tick; counts handler calls",
+            variant: compensatesMissedTicks ? "compensated" : nil,
+            mechanism: compensatesMissedTicks
+                ? "one DispatchSourceTimer per countdown, repeating every tick; counts the intervals each handler call reports"
+                : "one DispatchSourceTimer per countdown, repeating every tick; counts handler calls",
             threads: "none of its own: libdispatch's timer heap and one serial handler queue",
-            suspension: .finishesLateByFreeze,
+            suspension: compensatesMissedTicks ? .keepsDeadline : .finishesLateByFreeze,
             wallClockJump: .immune,
             capacity: nil,
             maximumDuration: maximumDuration)
@@ -68,6 +77,7 @@ struct DispatchSourceMechanism: CountdownMechanism {
     /// One serial queue for every timer's handler: handlers only take the table's lock and
     /// queue a delivery, so a slow observer never delays the counting.
     let timerQueue: DispatchQueue
+    let compensatesMissedTicks: Bool
 
     func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
         TickCount(duration: duration, tick: tick, now: now)
@@ -75,9 +85,11 @@ struct DispatchSourceMechanism: CountdownMechanism {
 
     func arm(_ id: CountdownID, firstFire: MonotonicInstant,
              table: KeyedCountdowns<Self>) -> OwnedDispatchTimer {
-        let timer = OwnedDispatchTimer(queue: timerQueue) { [weak table] in
-            _ = table?.fire(id)
-        }
+        let timer = compensatesMissedTicks
+            ? OwnedDispatchTimer(queue: timerQueue, countingHandler: { [weak table] intervals in
+                _ = table?.fire(id, intervals: intervals)
+            })
+            : OwnedDispatchTimer(queue: timerQueue) { [weak table] in _ = table?.fire(id) }
         timer.schedule(at: firstFire, repeating: tick)
         timer.activate()
         return timer

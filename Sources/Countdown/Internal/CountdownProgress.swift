@@ -11,8 +11,10 @@ protocol CountdownProgress: Sendable {
     /// duration that is not a whole number of ticks), so a repeating timer must be moved.
     var nextIntervalIsShort: Bool { get }
 
-    /// A fire happened at `now`: account for it.
-    mutating func advance(at now: MonotonicInstant) -> ProgressStep
+    /// A fire happened at `now`: account for it. `intervals` is how many tick intervals the
+    /// fire stands for (more than one when a timer reports intervals it missed); a progress
+    /// that reads a clock ignores it.
+    mutating func advance(at now: MonotonicInstant, intervals: Int) -> ProgressStep
 
     /// Records a remaining time told to an observer outside `advance` (an attach), so later
     /// ticks never carry more.

@@ -42,7 +42,7 @@ struct DeadlineTrack: CountdownProgress {
 
     var nextIntervalIsShort: Bool { false }
 
-    mutating func advance(at now: MonotonicInstant) -> ProgressStep {
+    mutating func advance(at now: MonotonicInstant, intervals _: Int) -> ProgressStep {
         let remaining = unfrozenRemaining()
         guard remaining > .zero else { return .finished }
         var gridPointDue = false

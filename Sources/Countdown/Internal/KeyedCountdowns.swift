@@ -145,13 +145,13 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     /// A timer fired for `id`. Each call is one fire: a tick-counting progress takes a tick
-    /// off, whatever the time.
-    func fire(_ id: CountdownID) -> FireResult {
+    /// off, whatever the time, or `intervals` ticks when the timer says it missed some.
+    func fire(_ id: CountdownID, intervals: Int = 1) -> FireResult {
         state.withLock { state in
             guard var entry = state.entries[id.key], entry.serial == id.serial,
                 entry.arm == id.arm, !entry.isPaused
             else { return .stale }
-            return advance(&entry, key: id.key, at: .now, in: &state)
+            return advance(&entry, key: id.key, at: .now, intervals: intervals, in: &state)
         }
     }
 
@@ -171,7 +171,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             guard now >= entry.progress.nextFire else {
                 return .sleep(until: entry.progress.nextFire)
             }
-            switch advance(&entry, key: id.key, at: now, in: &state) {
+            switch advance(&entry, key: id.key, at: now, intervals: 1, in: &state) {
             case .continues(let next): return .sleep(until: next)
             case .finished, .stale: return .exit
             }
@@ -198,9 +198,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     private func advance(
-        _ entry: inout Entry, key: String, at now: MonotonicInstant, in state: inout State
+        _ entry: inout Entry, key: String, at now: MonotonicInstant, intervals: Int, in state: inout State
     ) -> FireResult {
-        switch entry.progress.advance(at: now) {
+        switch entry.progress.advance(at: now, intervals: intervals) {
         case .finished:
             state.entries[key] = nil
             if let handle = entry.handle { mechanism.disarm(handle) }

@@ -35,8 +35,8 @@ struct TickCount: CountdownProgress {
 
     var nextIntervalIsShort: Bool { step < tick }
 
-    mutating func advance(at now: MonotonicInstant) -> ProgressStep {
-        counted -= step
+    mutating func advance(at now: MonotonicInstant, intervals: Int) -> ProgressStep {
+        for _ in 0..<max(intervals, 1) where counted > .zero { counted -= step }
         intervalStart = now
         return counted > .zero ? .tick(counted) : .finished
     }

@@ -8,7 +8,7 @@ import Countdown
 import FoundationXML
 #endif
 
-@Suite struct RunCommandTests {
+@Suite(.dedicatedThread) struct RunCommandTests {
     @Test(arguments: [
         ["run", "--tick", "0ms"], ["run", "--tick", "soon"], ["run", "--tick", "500us"], ["run", "--counts", "0"],
         ["run", "--counts", "10,x"], ["run", "--repeat", "0"], ["run", "--starts", "sometimes"],

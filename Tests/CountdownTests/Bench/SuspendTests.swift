@@ -7,7 +7,7 @@ import Testing
 /// The suspension experiment for real: each built-in backend in a `countdown-bench worker`
 /// child process (the debug build beside this test binary), frozen with SIGSTOP and continued.
 /// Bounds are one-sided or generous (two ticks + 100 ms); a hung worker fails at its limit.
-@Suite(.serialized) struct SuspendTests {
+@Suite(.serialized, .dedicatedThread) struct SuspendTests {
     static var executable: URL {
         let tests = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         return tests.deletingLastPathComponent().appendingPathComponent("countdown-bench")
@@ -19,10 +19,10 @@ import Testing
         ).run(executable: Self.executable)
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.all.map(\.description))
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithOptions.map(\.description))
     func aFrozenProcessDoesWhatTheBackendDeclares(_ name: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no \(Self.executable.path)")
-        let backend = try #require(CountdownBackend.all.first { $0.description == name })
+        let backend = try #require(CountdownBackend.allWithOptions.first { $0.description == name })
         let declared = try backend.makeScheduler().profile.suspension
         let several = SuspendCommand.defaultScenarios[1], paused = SuspendCommand.defaultScenarios[3]
 
@@ -33,7 +33,7 @@ import Testing
         let earliest = try #require(frozen.finishErrorsMs.min())
         switch declared {
         case .finishesLateByFreeze:
-            // 700 ms frozen at 200 ms ticks: at least two whole ticks are never counted.
+            // 650 ms frozen at 200 ms ticks: at least two whole ticks are never counted.
             #expect(earliest >= 2 * 200 - 200 - 50, "\(name) counts ticks, yet finished only \(earliest) ms late")
         case .keepsDeadline:
             #expect(earliest >= 0 && (frozen.finishErrorsMs.max() ?? 0) <= 500, "\(name): \(frozen.finishErrorsMs)")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CountdownBench
 
-@Suite struct LatencyHistogramTests {
+@Suite(.dedicatedThread) struct LatencyHistogramTests {
     @Test func percentilesFallInTheRightBucket() throws {
         var histogram = LatencyHistogram()
         for value in 1...10_000 { histogram.record(UInt64(value) * 1000) }  // 1 µs … 10 ms

@@ -6,7 +6,7 @@ import Testing
 
 /// The recorder is fed events by hand (no timers), so lateness is checked only as a lower
 /// bound: it can be no less than the time that has provably passed since the ideal instant.
-@Suite struct EventRecorderTests {
+@Suite(.dedicatedThread) struct EventRecorderTests {
     let tick = Duration.milliseconds(10), duration = Duration.milliseconds(50)
 
     @Test func ticksFinishesAndSkippedTicksAreCounted() throws {

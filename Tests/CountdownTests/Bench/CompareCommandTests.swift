@@ -3,7 +3,7 @@ import Testing
 
 @testable import CountdownBench
 
-@Suite struct CompareCommandTests {
+@Suite(.dedicatedThread) struct CompareCommandTests {
     /// A run of one configuration whose repeats had these p99s and this CPU.
     func document(p99s: [Double], cpu: Double = 10) -> RunDocument {
         let repeats = p99s.map { p99 in
