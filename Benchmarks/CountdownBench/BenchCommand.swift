@@ -23,6 +23,20 @@ enum BenchCommand {
         Figures are measured on Linux (corelibs Foundation and libdispatch); see README.md.
         """
 
+    /// This process's arguments, without the program. Read from /proc/self/cmdline when Swift
+    /// saw none: with libfaketime preloaded (the worker of a wall-clock experiment), Swift's
+    /// `CommandLine.arguments` comes back empty on Linux.
+    static func processArguments() -> [String] {
+        if CommandLine.arguments.count <= 1,
+           let data = FileManager.default.contents(atPath: "/proc/self/cmdline"), !data.isEmpty {
+            // NUL-terminated words: the last split is the empty rest after the final NUL.
+            var words = data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            if words.last == "" { words.removeLast() }
+            return Array(words.dropFirst())
+        }
+        return Array(CommandLine.arguments.dropFirst())
+    }
+
     static func run(arguments: [String]) -> Int32 {
         var output = StandardStreams()
         return run(arguments: arguments, output: &output)

@@ -2,4 +2,4 @@
 // here would trap when run on a dispatch queue. Everything else lives in non-isolated types.
 import Foundation
 
-exit(BenchCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(BenchCommand.run(arguments: BenchCommand.processArguments()))

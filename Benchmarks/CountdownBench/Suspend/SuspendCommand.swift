@@ -14,7 +14,10 @@ struct SuspendCommand {
         tick after the freeze showed against the true remaining; ticks in a burst after the
         freeze; finishes lost or doubled; and whether that is what the backend declares.
         Freezes: shorter than a tick (100 ms), several ticks (650 ms), longer than the remaining
-        time (2 s), and several ticks while the countdowns are paused.
+        time (2 s), and several ticks while the countdowns are paused. Then, where libfaketime is
+        installed (apt-get install faketime), the worker's wall clock set 1 h forward
+        mid-countdown (the machine's clock is not touched; not back: libfaketime then holds back
+        libdispatch's monotonic timers too).
 
         OPTIONS:
           --backend NAMES     Comma list of \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
@@ -66,7 +69,7 @@ struct SuspendCommand {
                 .init(name: "\(ReportFormat.milliseconds(ms)) freeze, paused", freezeAfterMs: after, freezeMs: ms, pausedResumeAfterMs: 200),
             ]
         } else {
-            scenarios = Self.defaultScenarios
+            scenarios = Self.defaultScenarios + (FakeTime.library != nil ? Self.clockScenarios : [])
         }
     }
 
@@ -77,12 +80,22 @@ struct SuspendCommand {
         .init(name: "650 ms while paused", freezeAfterMs: freezeAfterMs, freezeMs: 650, pausedResumeAfterMs: 200),
     ]
 
+    /// Made with libfaketime in the worker only; skipped, and said so, where it is missing.
+    /// Forward only: with a negative offset libfaketime's interposed timer calls hold back
+    /// libdispatch's *monotonic* timers (a DispatchSourceTimer stopped firing in the worker),
+    /// which a real clock change does not do, so a −1 h run would measure libfaketime. Setting
+    /// the clock back is covered in-process by the conformance check profile.wall-clock.
+    static let clockScenarios: [SuspendExperiment.Scenario] = [
+        .init(name: "wall clock +1 h (faketime)", freezeAfterMs: freezeAfterMs, freezeMs: 0, pausedResumeAfterMs: nil, clockJumpSeconds: 3600),
+    ]
+
     func run(_ output: inout StandardStreams) throws -> Int32 {
         if showHelp {
             output.write(Self.usage + "\n")
             return 0
         }
         let progress = Progress(enabled: showProgress)
+        if FakeTime.library == nil { progress.note("\(FakeTime.missing); running the freezes only") }
         var results: [SuspendExperiment.Result] = []
         for backend in backends {
             for scenario in scenarios {
@@ -118,11 +131,11 @@ struct SuspendCommand {
         }
         for r in results {
             table.add([
-                r.backend, r.scenario.name, range(r.finishErrorsMs), range(r.firstTickErrorsMs), "\(r.burstTicks)",
+                r.backend, r.scenario.name, range(r.finishErrorsMs), range(r.firstTickErrorsMs), r.burstTicks.map(String.init) ?? "—",
                 "\(r.lostFinishes)/\(r.doubledFinishes)", r.asDeclared ? "yes" : "NO", r.verdict,
             ])
         }
-        return "tick \(ReportFormat.seconds(tick)), countdowns of \(ReportFormat.seconds(duration)), frozen \(Int(freezeAfterMs)) ms after the start; "
+        return "tick \(ReportFormat.seconds(tick)), countdowns of \(ReportFormat.seconds(duration)), frozen (or the wall clock moved) \(Int(freezeAfterMs)) ms after the start; "
             + "finish error against start + duration (moved by the pause, when paused)\n\n" + table.render()
     }
 

@@ -3,7 +3,8 @@ import Foundation
 
 /// One freeze of one backend's worker: start N countdowns in a child process, SIGSTOP it
 /// mid-countdown, SIGCONT it after `freeze`, and judge what the countdowns did with the time
-/// the process could not see.
+/// the process could not see. Or, instead of a freeze, a jump of the worker's wall clock,
+/// made with libfaketime (the machine's clock is not touched).
 struct SuspendExperiment: Sendable {
     struct Scenario: Sendable, Codable {
         let name: String
@@ -12,6 +13,9 @@ struct SuspendExperiment: Sendable {
         let freezeMs: Double
         /// The countdowns are paused before the freeze and resumed this long after it.
         let pausedResumeAfterMs: Double?
+        /// Instead of a freeze: the worker's wall clock (CLOCK_REALTIME only) jumps by this
+        /// much at `freezeAfterMs`.
+        var clockJumpSeconds: Double? = nil
     }
 
     let backend: CountdownBackend
@@ -31,8 +35,9 @@ struct SuspendExperiment: Sendable {
         /// The first tick after the freeze: remaining shown − true remaining, per key, ms.
         let firstTickErrorsMs: [Double]
         /// Ticks per key that arrived after the continue and before the next grid point
-        /// (start + k·T): catch-up ticks, a burst if more than one.
-        let burstTicks: Int
+        /// (start + k·T): catch-up ticks, a burst if more than one. Nil when the countdowns
+        /// were paused through the freeze (their ticks resume on a moved grid), or for a clock jump.
+        let burstTicks: Int?
         let lostFinishes: Int
         let doubledFinishes: Int
         /// Whether it did what the backend's profile declares; and why, in words.
@@ -41,10 +46,16 @@ struct SuspendExperiment: Sendable {
     }
 
     func run(executable: URL = WorkerProcess.executable) throws -> Result {
+        var clock: FakeTime.Offset?
+        if scenario.clockJumpSeconds != nil {
+            guard let offset = FakeTime.Offset() else { throw SuspendError(FakeTime.missing) }
+            clock = offset
+        }
+        defer { clock?.remove() }
         let worker = try WorkerProcess(arguments: [
             "--backend", backend.description, "--keys", "\(keys)",
             "--tick", "\(tick.nanoseconds / 1000)us", "--duration", "\(duration.nanoseconds / 1000)us",
-        ], executable: executable)
+        ], executable: executable, environment: clock?.environment ?? [:])
         defer { worker.end() }
         guard worker.waitFor("start", count: keys, within: .seconds(10)) else {
             throw SuspendError("the \(backend) worker did not start its countdowns within 10 s")
@@ -53,6 +64,12 @@ struct SuspendExperiment: Sendable {
         let first = starts.values.min() ?? Monotonic.now()
         let ms: (Double) -> UInt64 = { UInt64($0 * 1e6) }
         Monotonic.sleep(until: first + ms(scenario.freezeAfterMs))
+        if let clock, let jump = scenario.clockJumpSeconds {
+            clock.set(seconds: jump)
+            let jumpedAt = Monotonic.now()
+            _ = worker.waitFor("done", within: duration + .seconds(5))
+            return judge(worker.received, starts: starts, continuedAt: jumpedAt, pausedFor: 0)
+        }
         var pausedAt: UInt64?
         if scenario.pausedResumeAfterMs != nil {
             worker.send("pause")
@@ -117,7 +134,7 @@ struct SuspendExperiment: Sendable {
         return Result(
             backend: backend.description, scenario: scenario, keys: keys, finishErrorsMs: finishErrors,
             finishAfterContinueMs: afterContinue, firstTickErrorsMs: keysSorted.compactMap { firstTickError[$0] },
-            burstTicks: burstTicks, lostFinishes: lost, doubledFinishes: doubled, asDeclared: asDeclared, verdict: verdict)
+            burstTicks: scenario.pausedResumeAfterMs == nil && scenario.clockJumpSeconds == nil ? burstTicks : nil, lostFinishes: lost, doubledFinishes: doubled, asDeclared: asDeclared, verdict: verdict)
     }
 
     /// What the profile promises, checked with one-sided bounds and a tolerance of two ticks
@@ -130,6 +147,10 @@ struct SuspendExperiment: Sendable {
         profile: CountdownProfile?, scenario: Scenario, tickMs: Double, durationMs: Double, finishErrors: [Double],
         afterContinue: [Double], burst: Int, lost: Int, doubled: Int
     ) -> (Bool, String) {
+        if let jump = scenario.clockJumpSeconds {
+            return clockVerdict(profile: profile, jump: jump, durationMs: durationMs, after: scenario.freezeAfterMs,
+                                finishErrors: finishErrors, tolerance: 2 * tickMs + 100, unfinished: lost, doubled: doubled)
+        }
         if lost > 0 { return (false, "\(lost) finish(es) LOST") }
         if doubled > 0 { return (false, "\(doubled) finish(es) DOUBLED") }
         guard let profile, let worst = finishErrors.max(), let best = finishErrors.min() else { return (false, "no finishes") }
@@ -165,6 +186,31 @@ struct SuspendExperiment: Sendable {
                     ? "deadline passed in the freeze: finished \(fmt(late)) ms after the continue"
                     : "kept its deadline: finished \(fmt(best))…\(fmt(worst)) ms after it, \(burst) catch-up tick")
                 : (false, "declares it keeps its deadline, but finished \(fmt(worst)) ms after it")
+        }
+    }
+
+    /// The wall clock set forward: an immune backend is not moved (it does not finish early;
+    /// it may be late for reasons of its own, as the operation-queue worker waiting for a pool
+    /// thread is); one that follows the wall clock finishes at least half of what remained early.
+    static func clockVerdict(
+        profile: CountdownProfile?, jump: Double, durationMs: Double, after: Double, finishErrors: [Double],
+        tolerance: Double, unfinished: Int, doubled: Int
+    ) -> (Bool, String) {
+        if doubled > 0 { return (false, "\(doubled) finish(es) DOUBLED") }
+        guard let profile else { return (false, "no profile") }
+        guard unfinished == 0, let best = finishErrors.min(), let worst = finishErrors.max() else {
+            return (false, "\(unfinished) countdown(s) did not finish after the wall clock was set forward")
+        }
+        switch profile.wallClockJump {
+        case .immune:
+            return best >= -50
+                ? (true, "immune: clock set forward, finished \(fmt(best))…\(fmt(worst)) ms after its deadline")
+                : (false, "declares itself immune, but finished \(fmt(-best)) ms early")
+        case .movesCountdown:
+            let remaining = durationMs - after
+            return worst <= -remaining / 2
+                ? (true, "moved: clock set forward, finished \(fmt(-worst)) ms early or more")
+                : (false, "declares it follows the wall clock, but finished only \(fmt(-worst)) ms early")
         }
     }
 

@@ -26,12 +26,15 @@ final class WorkerProcess: Sendable {
         return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     }
 
-    init(arguments: [String], executable: URL = WorkerProcess.executable) throws {
+    init(arguments: [String], executable: URL = WorkerProcess.executable, environment: [String: String] = [:]) throws {
         // A worker that already ended has closed its stdin: writing to it must fail, not kill us.
         signal(SIGPIPE, SIG_IGN)
         process = Process()
         process.executableURL = executable
         process.arguments = ["worker"] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let stdout = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
         process.standardInput = stdin

@@ -37,7 +37,8 @@ import Testing
             #expect(earliest >= 2 * 200 - 200 - 50, "\(name) counts ticks, yet finished only \(earliest) ms late")
         case .keepsDeadline:
             #expect(earliest >= 0 && (frozen.finishErrorsMs.max() ?? 0) <= 500, "\(name): \(frozen.finishErrorsMs)")
-            #expect(frozen.burstTicks <= 1, "one catch-up tick, not a burst")
+            #expect((frozen.burstTicks ?? 0) <= 1, "one catch-up tick, not a burst")
+            #expect(frozen.burstTicks != nil)
         }
 
         let whilePaused = try experiment(backend, paused)
@@ -76,5 +77,37 @@ import Testing
         #expect(pausedVerdict(keeps, errors: [0, 3]))
         #expect(!pausedVerdict(keeps, errors: [690, 700]), "paused, a deadline backend must not lose the freeze")
         #expect(!pausedVerdict(counts, errors: [-400, 0]), "paused, nobody finishes early")
+        var wall = keeps
+        wall.wallClockJump = .movesCountdown
+        func clockVerdict(_ p: CountdownProfile, errors: [Double]) -> Bool {
+            SuspendExperiment.clockVerdict(profile: p, jump: 3600, durationMs: 2000, after: 500, finishErrors: errors,
+                                           tolerance: 500, unfinished: 0, doubled: 0).0
+        }
+        #expect(clockVerdict(keeps, errors: [0, 800]), "immune and late for its own reasons")
+        #expect(!clockVerdict(keeps, errors: [-1400]), "declares itself immune, ended early")
+        #expect(clockVerdict(wall, errors: [-1400]))
+        #expect(!clockVerdict(wall, errors: [0, 2]), "declares it follows the wall clock, kept its deadline")
+    }
+}
+
+/// The worker's wall clock set an hour forward with libfaketime (installed by .ci/run; where it
+/// is missing this suite is skipped, and says so).
+@Suite(.serialized, .dedicatedThread, .enabled(if: FakeTime.library != nil, "libfaketime is not installed (apt-get install faketime)"))
+struct WallClockJumpTests {
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithOptions.map(\.description))
+    func theWallClockSetForwardMovesOnlyWhatFollowsIt(_ name: String) throws {
+        let backend = try #require(CountdownBackend.allWithOptions.first { $0.description == name })
+        let declared = try backend.makeScheduler().profile.wallClockJump
+        let result = try SuspendExperiment(
+            backend: backend, scenario: SuspendCommand.clockScenarios[0], keys: 3, tick: SuspendCommand.tick,
+            duration: SuspendCommand.duration
+        ).run(executable: SuspendTests.executable)
+        #expect(result.asDeclared, "\(name): \(result.verdict)")
+        #expect(result.lostFinishes == 0 && result.doubledFinishes == 0)
+        let earliest = try #require(result.finishErrorsMs.min())
+        switch declared {
+        case .movesCountdown: #expect(earliest < -750, "\(name) follows the wall clock: it ends well before its deadline")
+        case .immune: #expect(earliest >= -50, "\(name) is immune: never early")
+        }
     }
 }
