@@ -85,7 +85,12 @@ final class WorkerProcess: Sendable {
     func end() {
         kill(pid, SIGCONT)
         send("quit")
-        if ended.wait(timeout: .now() + .seconds(5)) == .timedOut { process.terminate() }
+        if ended.wait(timeout: .now() + .seconds(5)) == .timedOut {
+            process.terminate()
+            // A worker wedged where it cannot take SIGTERM (seen: libfaketime's start-up inside
+            // a ThreadSanitizer build) must still end, or so would we.
+            if ended.wait(timeout: .now() + .seconds(2)) == .timedOut { kill(pid, SIGKILL) }
+        }
         process.waitUntilExit()
     }
 }
