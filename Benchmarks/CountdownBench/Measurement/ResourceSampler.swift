@@ -2,15 +2,14 @@ import CountdownSupport
 import Dispatch
 import Foundation
 
-/// Samples the process while a configuration runs, on a thread of its own: peak threads and
-/// resident memory (every 20 ms), and how long a block waits for libdispatch's global pool
+/// Samples the process while a configuration runs, on a thread of its own: peak threads (every
+/// 20 ms), and how long a block waits for libdispatch's global pool
 /// (one probe every 50 ms). The last is why the operation-queue backend starts late: its
 /// sleeping workers hold the pool's threads, which every other queue in the process, the
 /// delivery queue and Swift concurrency included, also needs.
 final class ResourceSampler: Sendable {
     struct Peaks: Sendable {
         var threads = 0
-        var residentBytes = 0
         var poolWait = LatencyHistogram()
     }
 
@@ -30,10 +29,7 @@ final class ResourceSampler: Sendable {
         var nextProbe: UInt64 = 0
         while !stopRequested.withLock({ $0 }) {
             if let status = ProcessStatus.now() {
-                peaks.withLock {
-                    $0.threads = max($0.threads, status.threads)
-                    $0.residentBytes = max($0.residentBytes, status.residentBytes)
-                }
+                peaks.withLock { $0.threads = max($0.threads, status.threads) }
             }
             let now = Monotonic.now()
             if now >= nextProbe {

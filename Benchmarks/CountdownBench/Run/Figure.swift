@@ -1,42 +1,39 @@
 /// A figure the benchmark reports for each configuration: its name in the JSON, CSV and
-/// `compare`, how it is shown, and below what change it is noise. Every figure is better lower.
+/// `compare`, its unit, and below what change it is noise. Every figure is better lower.
 struct Figure: Sendable {
     let name: String
-    let title: String
     let unit: String
     /// A change smaller than this (in the figure's unit) is never called a regression.
     let noise: Double
 
-    static let tickP50 = Figure(name: "tick.p50.ms", title: "tick p50", unit: "ms", noise: 0.1)
-    static let tickP90 = Figure(name: "tick.p90.ms", title: "tick p90", unit: "ms", noise: 0.1)
-    static let tickP99 = Figure(name: "tick.p99.ms", title: "tick p99", unit: "ms", noise: 0.2)
-    static let tickP999 = Figure(name: "tick.p99.9.ms", title: "tick p99.9", unit: "ms", noise: 0.5)
-    static let tickMax = Figure(name: "tick.max.ms", title: "tick max", unit: "ms", noise: 1)
-    static let floorRatio = Figure(name: "tick.p99.floor-ratio", title: "p99 ÷ floor", unit: "×", noise: 1)
-    static let finishP50 = Figure(name: "finish.p50.ms", title: "finish p50", unit: "ms", noise: 0.1)
-    static let finishP99 = Figure(name: "finish.p99.ms", title: "finish p99", unit: "ms", noise: 0.2)
-    static let startDelayP50 = Figure(name: "start-delay.p50.ms", title: "start delay p50", unit: "ms", noise: 0.1)
-    static let startDelayP99 = Figure(name: "start-delay.p99.ms", title: "start delay p99", unit: "ms", noise: 0.2)
-    static let lateStarts = Figure(name: "late-starts.percent", title: "started > 1 tick late", unit: "%", noise: 1)
-    static let cpu = Figure(name: "cpu.percent", title: "CPU", unit: "% of a core", noise: 2)
-    static let contextSwitches = Figure(name: "context-switches.per-s", title: "ctx switches", unit: "/s", noise: 200)
+    static let tickP50 = Figure(name: "tick.p50.ms", unit: "ms", noise: 0.1)
+    static let tickP90 = Figure(name: "tick.p90.ms", unit: "ms", noise: 0.1)
+    static let tickP99 = Figure(name: "tick.p99.ms", unit: "ms", noise: 0.2)
+    static let tickP999 = Figure(name: "tick.p99.9.ms", unit: "ms", noise: 0.5)
+    static let tickMax = Figure(name: "tick.max.ms", unit: "ms", noise: 1)
+    static let floorRatio = Figure(name: "tick.p99.floor-ratio", unit: "×", noise: 1)
+    static let finishP50 = Figure(name: "finish.p50.ms", unit: "ms", noise: 0.1)
+    static let finishP99 = Figure(name: "finish.p99.ms", unit: "ms", noise: 0.2)
+    static let startDelayP50 = Figure(name: "start-delay.p50.ms", unit: "ms", noise: 0.1)
+    static let startDelayP99 = Figure(name: "start-delay.p99.ms", unit: "ms", noise: 0.2)
+    static let lateStarts = Figure(name: "late-starts.percent", unit: "%", noise: 1)
+    static let cpu = Figure(name: "cpu.percent", unit: "% of a core", noise: 2)
+    static let contextSwitches = Figure(name: "context-switches.per-s", unit: "/s", noise: 200)
     /// Threads that used at least 0.1 ms of CPU while the configuration ran, the benchmark's
     /// own included (its starter, sampler and delivery queue).
-    static let threads = Figure(name: "threads.busy", title: "busy threads", unit: "", noise: 2)
-    static let poolWait = Figure(name: "pool-wait.p99.ms", title: "pool wait p99", unit: "ms", noise: 0.5)
-    static let rss = Figure(name: "rss.bytes-per-countdown", title: "RSS/countdown", unit: "B", noise: 64)
-    static let startCall = Figure(name: "start.median.us", title: "start", unit: "µs", noise: 0.3)
-    static let startCallP99 = Figure(name: "start.p99.us", title: "start p99", unit: "µs", noise: 1)
-    static let cancelCall = Figure(name: "cancel.median.us", title: "cancel", unit: "µs", noise: 0.3)
-    static let cancelCallP99 = Figure(name: "cancel.p99.us", title: "cancel p99", unit: "µs", noise: 1)
+    static let threads = Figure(name: "threads.busy", unit: "", noise: 2)
+    static let poolWait = Figure(name: "pool-wait.p99.ms", unit: "ms", noise: 0.5)
+    static let rss = Figure(name: "rss.bytes-per-countdown", unit: "B", noise: 64)
+    static let startCall = Figure(name: "start.median.us", unit: "µs", noise: 0.3)
+    static let startCallP99 = Figure(name: "start.p99.us", unit: "µs", noise: 1)
+    static let cancelCall = Figure(name: "cancel.median.us", unit: "µs", noise: 0.3)
+    static let cancelCallP99 = Figure(name: "cancel.p99.us", unit: "µs", noise: 1)
 
     static let all: [Figure] = [
         tickP50, tickP90, tickP99, tickP999, tickMax, floorRatio, finishP50, finishP99, startDelayP50,
         startDelayP99, lateStarts, cpu, contextSwitches, threads, poolWait, rss, startCall, startCallP99,
         cancelCall, cancelCallP99,
     ]
-
-    static func named(_ name: String) -> Figure? { all.first { $0.name == name } }
 }
 
 /// A figure over the repeats of a configuration: the median, and the spread.
