@@ -43,6 +43,29 @@ struct Arguments {
         return value
     }
 
+    /// Removes `--name N` and checks that N is a whole number in `range`.
+    mutating func wholeNumber(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = try value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            let bounds = range.upperBound == .max ? "of at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+            throw UsageError("\(name) must be a whole number \(bounds), not '\(text)'")
+        }
+        return number
+    }
+
+    /// Removes `--name DURATION`: `200ms`, `1s`, `1.5s`, `500us`, positive, with its unit, at most an hour.
+    mutating func duration(_ name: String) throws(UsageError) -> Duration? {
+        guard let text = try value(name) else { return nil }
+        let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("s", 1), ("m", 60)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            if let number = Double(text.dropLast(suffix.count)), number.isFinite, number > 0, number * scale <= 3600 {
+                return .nanoseconds(Int64((number * scale * 1e9).rounded()))
+            }
+            break
+        }
+        throw UsageError("\(name) takes a positive duration with a unit (200ms, 1s, 500us), not '\(text)'")
+    }
+
     /// Removes and returns the arguments that are not options (not starting with `-`).
     mutating func positionals() -> [String] {
         let found = remaining.filter { !$0.hasPrefix("-") || $0 == "-" }

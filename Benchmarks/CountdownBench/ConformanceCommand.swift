@@ -45,11 +45,8 @@ struct ConformanceCommand {
             guard let value = UInt64(seed) else { throw UsageError("--seed must be a whole number, not '\(seed)'") }
             options.seed = value
         }
-        if let operations = try args.value("--operations") {
-            guard let value = Int(operations), value > 0 else {
-                throw UsageError("--operations must be a positive whole number, not '\(operations)'")
-            }
-            options.randomizedOperations = value
+        if let operations = try args.wholeNumber("--operations", in: 1...Int.max) {
+            options.randomizedOperations = operations
         }
         self.options = options
         outputDirectory = try args.value("--output")

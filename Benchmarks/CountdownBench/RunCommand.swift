@@ -55,15 +55,10 @@ struct RunCommand {
         var settings = args.flag("--quick") ? RunSettings.quick : RunSettings()
         if let names = try args.value("--backend") { settings.backends = try CountdownCatalog.select(names) }
         if let list = try args.value("--counts") { settings.counts = try Self.counts(list) }
-        if let text = try args.value("--tick") { settings.tick = try Self.duration(text, option: "--tick") }
-        if let text = try args.value("--duration") { settings.duration = try Self.duration(text, option: "--duration") }
-        if let text = try args.value("--grace") { settings.grace = try Self.duration(text, option: "--grace") }
-        if let text = try args.value("--repeat") {
-            guard let value = Int(text), (1...100).contains(value) else {
-                throw UsageError("--repeat must be a whole number from 1 to 100, not '\(text)'")
-            }
-            settings.repeats = value
-        }
+        if let tick = try args.duration("--tick") { settings.tick = tick }
+        if let duration = try args.duration("--duration") { settings.duration = duration }
+        if let grace = try args.duration("--grace") { settings.grace = grace }
+        if let repeats = try args.wholeNumber("--repeat", in: 1...100) { settings.repeats = repeats }
         switch try args.choice("--starts", in: ["spread", "burst", "both"]) {
         case "spread": settings.patterns = [.spread]
         case "burst": settings.patterns = [.burst]
@@ -172,17 +167,5 @@ struct RunCommand {
             counts.append(value * scale)
         }
         return Array(Set(counts)).sorted()
-    }
-
-    /// `200ms`, `1s`, `1.5s`, `500us`: a positive duration with its unit.
-    static func duration(_ text: String, option: String) throws(UsageError) -> Duration {
-        let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("s", 1), ("m", 60)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            if let value = Double(text.dropLast(suffix.count)), value.isFinite, value > 0, value * scale <= 3600 {
-                return .nanoseconds(Int64((value * scale * 1e9).rounded()))
-            }
-            break
-        }
-        throw UsageError("\(option) takes a positive duration with a unit (200ms, 1s, 500us), not '\(text)'")
     }
 }

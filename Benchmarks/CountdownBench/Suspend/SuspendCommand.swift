@@ -47,14 +47,9 @@ struct SuspendCommand {
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
         backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
-        let freeze = try args.value("--freeze").map { text throws(UsageError) in try RunCommand.duration(text, option: "--freeze") }
+        let freeze = try args.duration("--freeze")
         if let freeze, freeze > .seconds(60) { throw UsageError("--freeze must be at most 60s") }
-        keys = try args.value("--keys").map { text throws(UsageError) -> Int in
-            guard let value = Int(text), (1...1000).contains(value) else {
-                throw UsageError("--keys must be a whole number from 1 to 1000, not '\(text)'")
-            }
-            return value
-        } ?? 4
+        keys = try args.wholeNumber("--keys", in: 1...1000) ?? 4
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         outputDirectory = try args.value("--output")
         try args.finish()

@@ -36,14 +36,9 @@ struct WorkerCommand {
         } else {
             backend = nil
         }
-        keys = try args.value("--keys").map { text throws(UsageError) -> Int in
-            guard let value = Int(text), (1...10_000).contains(value) else {
-                throw UsageError("worker: --keys must be a whole number from 1 to 10000, not '\(text)'")
-            }
-            return value
-        } ?? 4
-        tick = try args.value("--tick").map { text throws(UsageError) in try RunCommand.duration(text, option: "--tick") } ?? .milliseconds(200)
-        duration = try args.value("--duration").map { text throws(UsageError) in try RunCommand.duration(text, option: "--duration") } ?? .seconds(2)
+        keys = try args.wholeNumber("--keys", in: 1...10_000) ?? 4
+        tick = try args.duration("--tick") ?? .milliseconds(200)
+        duration = try args.duration("--duration") ?? .seconds(2)
         try args.finish()
         guard showHelp || backend != nil else { throw UsageError("worker: --backend is required") }
     }
