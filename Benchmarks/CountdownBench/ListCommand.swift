@@ -10,7 +10,8 @@ struct ListCommand {
         Prints each backend's mechanism, its threads, and what it declares: whether a frozen
         process makes it finish late, whether a wall-clock change moves it, whether its finish
         error grows with the length, whether a slow observer stalls the other countdowns, its
-        capacity and its maximum duration. The conformance suite checks these declarations; the benchmark
+        capacity, its maximum duration, and its tolerance (how late a tick may come by design so
+        that ticks due close together share a wake-up). The conformance suite checks these declarations; the benchmark
         measures them.
 
         OPTIONS:
@@ -48,11 +49,13 @@ struct ListCommand {
     private func text(_ profiles: [CountdownProfile]) -> String {
         var table = TextTable(columns: [
             "backend", "suspended process", "wall-clock change", "drift", "slow observer", "capacity", "max duration",
+            "tolerance",
         ])
         for p in profiles {
             table.add([
                 p.displayName, p.suspension.rawValue, p.wallClockJump.rawValue, p.drift.rawValue,
                 p.slowObserver.rawValue, p.capacity.map(String.init) ?? "unlimited", Self.durationText(p.maximumDuration),
+                p.tolerance == .zero ? "none" : ReportFormat.seconds(p.tolerance),
             ])
         }
         var out = table.render()
@@ -89,6 +92,7 @@ struct ProfileRecord: Codable {
     let slowObserver: String
     let capacity: Int?
     let maximumDurationSeconds: Double
+    let toleranceSeconds: Double
 
     init(_ p: CountdownProfile) {
         name = p.name
@@ -101,6 +105,7 @@ struct ProfileRecord: Codable {
         slowObserver = p.slowObserver.rawValue
         capacity = p.capacity
         maximumDurationSeconds = p.maximumDuration.seconds
+        toleranceSeconds = p.tolerance.seconds
     }
 
     /// Written out in full: a missing `capacity` would read as "unknown", not "unlimited".
@@ -116,5 +121,6 @@ struct ProfileRecord: Codable {
         try c.encode(slowObserver, forKey: .slowObserver)
         try c.encode(capacity, forKey: .capacity)
         try c.encode(maximumDurationSeconds, forKey: .maximumDurationSeconds)
+        try c.encode(toleranceSeconds, forKey: .toleranceSeconds)
     }
 }

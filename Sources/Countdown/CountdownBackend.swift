@@ -88,11 +88,16 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
     }
 
     /// With a wall clock (`followsWallClock`), `Options.wallClock` replaces it when given.
-    public static func timestamp(_ clock: CountdownClock) -> CountdownBackend {
-        CountdownBackend(name: "timestamp", variant: clock.name) { (o: Options) throws(CountdownError) in
+    /// A `tolerance` above zero lets ticks due within it share one wake-up (never early); with
+    /// a tick interval shorter than twice the tolerance, half the tick is used instead, and the
+    /// scheduler's profile says so.
+    public static func timestamp(_ clock: CountdownClock, tolerance: Duration = .zero) -> CountdownBackend {
+        CountdownBackend(name: "timestamp", variant: TimestampScheduler.variant(clock: clock, tolerance: tolerance)) {
+            (o: Options) throws(CountdownError) in
             try TimestampScheduler(
                 tickInterval: o.tickInterval,
                 clock: clock.followsWallClock ? (o.wallClock ?? clock) : clock,
+                tolerance: min(tolerance, o.tickInterval / 2),
                 maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
                 deliveryQueue: o.deliveryQueue)
         }
@@ -104,8 +109,11 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
     ]
 
     /// The strategies' options, measured beside them but not part of ``all`` (the benchmark's
-    /// default sweep): `dispatch-source(compensated)`.
-    public static let options: [CountdownBackend] = [.dispatchSourceCompensated]
+    /// default sweep): `dispatch-source(compensated)`, and `timestamp(continuous~10ms)`, the
+    /// recommended backend with a 10 ms coalescing tolerance.
+    public static let options: [CountdownBackend] = [
+        .dispatchSourceCompensated, .timestamp(.continuous, tolerance: .milliseconds(10)),
+    ]
 
     /// ``all`` and ``options``.
     public static let allWithOptions: [CountdownBackend] = all + options

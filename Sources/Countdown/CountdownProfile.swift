@@ -1,5 +1,5 @@
-/// What a backend declares about itself: its name, its mechanism, and the outcomes the
-/// profiles of DESIGN.md measure. Declared, not assumed: the conformance suite checks
+/// What a backend declares about itself: its name, its mechanism, and the outcomes that
+/// tell the strategies apart. Declared, not assumed: the conformance suite checks
 /// that what it observes matches, and the results show both side by side.
 public struct CountdownProfile: Sendable, Hashable {
     /// When the whole process is frozen for a while (an app suspended in the background,
@@ -53,6 +53,9 @@ public struct CountdownProfile: Sendable, Hashable {
     public var capacity: Int?
     /// The longest duration it accepts; longer ones throw.
     public var maximumDuration: Duration
+    /// How late a tick may come by design so that timers due close together share a wake-up,
+    /// as `Timer.tolerance`: never early, at most this late. Zero: no coalescing.
+    public var tolerance: Duration
 
     public init(
         name: String,
@@ -64,7 +67,8 @@ public struct CountdownProfile: Sendable, Hashable {
         drift: Drift = .bounded,
         slowObserver: SlowObserver = .delaysDeliveryOnly,
         capacity: Int?,
-        maximumDuration: Duration
+        maximumDuration: Duration,
+        tolerance: Duration = .zero
     ) {
         self.name = name
         self.variant = variant
@@ -76,6 +80,7 @@ public struct CountdownProfile: Sendable, Hashable {
         self.slowObserver = slowObserver
         self.capacity = capacity
         self.maximumDuration = maximumDuration
+        self.tolerance = tolerance
     }
 
     /// `name` alone, or `name(variant)`: `timestamp(wall)`.

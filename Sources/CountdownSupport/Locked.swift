@@ -12,14 +12,21 @@ import Glibc
 /// reported as a race (swiftlang/swift#88440 describes the hand-over). Telling ThreadSanitizer
 /// about the lock keeps `--sanitize=thread` runs meaningful instead of suppressing our code.
 /// Outside a sanitized process the annotations are absent and cost one predictable branch.
-package final class Locked<Value: ~Copyable>: Sendable {
-    private let mutex: Mutex<Value>
+///
+/// Public and inlinable, so that each caller gets a lock specialized to its state: a generic
+/// call across the module boundary would look up generic metadata and box values on every
+/// acquisition, and the package manager does not inline `package` declarations across
+/// modules. (This target is no product: `public` reaches only the package's own targets.)
+public final class Locked<Value: ~Copyable>: Sendable {
+    @usableFromInline let mutex: Mutex<Value>
 
-    package init(_ value: consuming sending Value) {
+    @inlinable
+    public init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
-    package func withLock<Result: ~Copyable, E: Error>(
+    @inlinable
+    public func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
@@ -32,11 +39,11 @@ package final class Locked<Value: ~Copyable>: Sendable {
 }
 
 /// ThreadSanitizer's annotation entry points, when its runtime is loaded (`--sanitize=thread`).
-package enum ThreadSanitizer {
-    package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
+@usableFromInline package enum ThreadSanitizer {
+    @usableFromInline package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
 
-    package static let acquire: Annotation? = lookUp("__tsan_acquire")
-    package static let release: Annotation? = lookUp("__tsan_release")
+    @usableFromInline package static let acquire: Annotation? = lookUp("__tsan_acquire")
+    @usableFromInline package static let release: Annotation? = lookUp("__tsan_release")
 
     private static func lookUp(_ symbol: String) -> Annotation? {
         #if os(Linux)

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Synchronization
 
@@ -46,6 +47,8 @@ final class EventRecorder: @unchecked Sendable {
     private(set) var eventsAfterFinish = 0
 
     let finishedCount = Atomic<Int>(0)
+    /// Every event recorded so far, so that the runner can count those of the steady state.
+    let deliveredCount = Atomic<Int>(0)
     private let isOpen = Atomic<Bool>(true)
 
     init(count: Int, tick: Duration, duration: Duration) {
@@ -69,7 +72,7 @@ final class EventRecorder: @unchecked Sendable {
 
     /// Called just before countdown `index`'s `start`: its ideal schedule begins here.
     func begin(_ index: Int) -> UInt64 {
-        let now = Monotonic.now()
+        let now = SystemClocks.monotonic()
         starts[index] = now
         return now
     }
@@ -79,8 +82,9 @@ final class EventRecorder: @unchecked Sendable {
 
     /// The observer of countdown `index`; on the delivery queue.
     func record(_ index: Int, _ event: CountdownEvent) {
-        let now = Monotonic.now()
+        let now = SystemClocks.monotonic()
         guard isOpen.load(ordering: .relaxed) else { return }
+        deliveredCount.add(1, ordering: .relaxed)
         let start = starts[index]
         guard !finished[index] else {
             if event.kind == .finished { doubledFinishes += 1 } else { eventsAfterFinish += 1 }

@@ -12,10 +12,10 @@ enum FloorProbe {
         let thread = Thread {
             nameCurrentThread("bench-floor")
             var histogram = LatencyHistogram()
-            var deadline = Monotonic.now() + period
+            var deadline = SystemClocks.monotonic() + period
             for _ in 0..<wakeUps {
-                Monotonic.sleep(until: deadline)
-                let now = Monotonic.now()
+                SystemClocks.sleep(untilMonotonic: deadline)
+                let now = SystemClocks.monotonic()
                 histogram.record(now >= deadline ? now - deadline : 0)
                 deadline += period
             }

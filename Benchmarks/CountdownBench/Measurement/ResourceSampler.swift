@@ -31,15 +31,15 @@ final class ResourceSampler: Sendable {
             if let status = ProcessStatus.now() {
                 peaks.withLock { $0.threads = max($0.threads, status.threads) }
             }
-            let now = Monotonic.now()
+            let now = SystemClocks.monotonic()
             if now >= nextProbe {
                 nextProbe = now + 50_000_000
                 DispatchQueue.global().async { [peaks] in
-                    let waited = Monotonic.now() - now
+                    let waited = SystemClocks.monotonic() - now
                     peaks.withLock { $0.poolWait.record(waited) }
                 }
             }
-            Monotonic.sleep(until: now + 20_000_000)
+            SystemClocks.sleep(untilMonotonic: now + 20_000_000)
         }
         stopped.signal()
     }

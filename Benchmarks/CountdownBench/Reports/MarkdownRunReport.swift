@@ -30,13 +30,13 @@ struct MarkdownRunReport {
         out += "## Figures\n\n"
         out += "- **p50 … max**: tick lateness percentiles over every tick of every countdown; **p99÷floor**: p99 over the floor's p99 in the same repeat (below 1× when the process was so busy that its threads were awake when a timer came due, while the floor sleeps between wake-ups).\n"
         out += "- **start delay**: lateness of each countdown's first tick after its start (the operation-queue worker waiting for a pool thread shows here); **started > 1 tick late** in run.csv.\n"
-        out += "- **CPU**: user + system time of the whole process (getrusage) over the configuration's window, as % of one core; **ctx switches** per second, same window.\n"
+        out += "- **CPU**: user + system time of the whole process (getrusage) over the configuration's window, as % of one core; **CPU starting**: the same while the N `start` calls were made (the starter's pacing included); **CPU steady**: from the last start to the last finish, counting down alone; **CPU/event**: steady CPU over the events delivered in it, in µs (the figure that carries between machines and to a phone's battery); **ctx switches** per second, whole window.\n"
         out += "- **busy threads**: threads that used at least 0.1 ms of CPU while it ran (/proc/self/task/*/schedstat), the benchmark's own three included (starter, sampler, delivery queue); **pool wait p99**: how long a block waited for libdispatch's global pool (probed every 50 ms).\n"
         out += "- **RSS/countdown**, **start**, **cancel**: a separate scheduler filled to N countdowns whose ticks are far off; then up to \(d.options.churnSamples) keys cancelled and started again, each call timed; RSS from /proc before and after the fill.\n\n"
         out += "## Files\n\n"
         out += "- `run.json`: every figure of every repeat, the raw lateness histograms (buckets of [lower bound ns, count]), the machine and options (format `\(d.format)`, version \(d.version)); `countdown-bench compare OLD.json NEW.json` reads it.\n"
         out += "- `run.csv`: one row per repeat.\n"
-        out += "- `lateness-*.svg`, `cpu.svg`: the charts above.\n"
+        out += "- `lateness-*.svg`, `cpu.svg`, `cpu-per-event.svg`: the charts above.\n"
         for neighbour in neighbours { out += "- \(neighbour)\n" }
         return out
     }

@@ -5,7 +5,7 @@ struct RunCharts {
 
     /// File name → SVG.
     var files: [(String, String)] {
-        document.options.starts.map { ("lateness-\($0.rawValue).svg", lateness($0).svg()) } + [("cpu.svg", cpu.svg())]
+        document.options.starts.map { ("lateness-\($0.rawValue).svg", lateness($0).svg()) } + [("cpu.svg", cpu.svg()), ("cpu-per-event.svg", cpuPerEvent.svg())]
     }
 
     func lateness(_ pattern: StartPattern) -> LogChart {
@@ -24,6 +24,14 @@ struct RunCharts {
             title: "CPU while counting down, starts spread, tick \(ReportFormat.milliseconds(document.options.tickMs))",
             xLabel: "concurrent countdowns N", yLabel: "CPU, % of one core", series: series(.spread, .cpu))
         chart.yText = { String(format: "%g %%", $0) }
+        return chart
+    }
+
+    var cpuPerEvent: LogChart {
+        var chart = LogChart(
+            title: "CPU per delivered event, steady state, starts spread, tick \(ReportFormat.milliseconds(document.options.tickMs))",
+            xLabel: "concurrent countdowns N", yLabel: "CPU per event", series: series(.spread, .cpuPerEvent))
+        chart.yText = { ReportFormat.decade(milliseconds: $0 / 1000) }
         return chart
     }
 

@@ -28,12 +28,13 @@ struct RunTables {
             ? "Tick lateness, starts spread evenly over one tick"
             : "Tick lateness, all starts at once (burst)"
         var table = Table(title: title, columns: [
-            "backend", "N", "p50", "p90", "p99 (range)", "p99.9", "max", "p99÷floor", "finish p99", "start delay p50", "outcome",
+            "backend", "N", "p50", "p90", "p99 (range)", "p99.9", "max", "p99÷floor", "finish p99", "start delay p50",
+            "CPU/event", "outcome",
         ])
         fill(&table, pattern: pattern) { c in
             [
                 cell(c, .tickP50), cell(c, .tickP90), cell(c, .tickP99) + range(c, .tickP99), cell(c, .tickP999),
-                cell(c, .tickMax), cell(c, .floorRatio), cell(c, .finishP99), cell(c, .startDelayP50), c.outcome,
+                cell(c, .tickMax), cell(c, .floorRatio), cell(c, .finishP99), cell(c, .startDelayP50), cell(c, .cpuPerEvent), c.outcome,
             ]
         }
         return table
@@ -41,12 +42,12 @@ struct RunTables {
 
     var cost: Table {
         var table = Table(title: "Cost, starts spread (start and cancel timed with N countdowns active)", columns: [
-            "backend", "N", "CPU (% of a core)", "ctx switches", "busy threads", "pool wait p99", "RSS/countdown",
+            "backend", "N", "CPU (% of a core)", "CPU starting", "CPU steady", "CPU/event", "ctx switches", "busy threads", "pool wait p99", "RSS/countdown",
             "start", "start p99", "cancel", "cancel p99",
         ])
         fill(&table, pattern: .spread) { c in
             [
-                cell(c, .cpu), cell(c, .contextSwitches), cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
+                cell(c, .cpu), cell(c, .cpuStartPhase), cell(c, .cpuSteady), cell(c, .cpuPerEvent), cell(c, .contextSwitches), cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
                 cell(c, .startCall), cell(c, .startCallP99), cell(c, .cancelCall), cell(c, .cancelCallP99),
             ]
         }

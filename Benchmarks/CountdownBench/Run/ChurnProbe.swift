@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Dispatch
 
@@ -31,15 +32,15 @@ struct ChurnProbe {
             scheduler.shutdown()
             delivery.sync {}
         }
-        let first = Monotonic.now()
+        let first = SystemClocks.monotonic()
         let fillLimit = first + UInt64(settings.churnFillLimit.nanoseconds)
         var filled = 0
         for key in keys {
-            if filled % 256 == 0 && Monotonic.now() > fillLimit { break }
+            if filled % 256 == 0 && SystemClocks.monotonic() > fillLimit { break }
             try scheduler.start(key: key, duration: duration, observer: observer)
             filled += 1
         }
-        let fillTime = Monotonic.now() - first
+        let fillTime = SystemClocks.monotonic() - first
         delivery.sync {}
         let resident = ProcessStatus.now()?.residentBytes
 
@@ -53,11 +54,11 @@ struct ChurnProbe {
         // Keys spread over the whole table, each reused when there are fewer keys than samples.
         for sample in 0..<(filled > 0 ? samples : 0) {
             let key = keys[keys.startIndex + (sample * max(filled / samples, 1)) % filled]
-            let t0 = Monotonic.now()
+            let t0 = SystemClocks.monotonic()
             let wasActive = scheduler.cancel(key: key)
-            let t1 = Monotonic.now()
+            let t1 = SystemClocks.monotonic()
             try scheduler.start(key: key, duration: duration, observer: observer)
-            let t2 = Monotonic.now()
+            let t2 = SystemClocks.monotonic()
             precondition(wasActive, "the churn probe cancelled \(key), which was not active")
             cancel.record(t1 - t0)
             start.record(t2 - t1)

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Dispatch
 
@@ -19,6 +20,11 @@ struct ConfigurationRunner {
         let window: UInt64
         let hitTimeLimit: Bool
         let usage: (cpu: UInt64, contextSwitches: Int)
+        /// CPU used while `start` was being called (the starter's pacing included).
+        let startPhaseCPU: UInt64
+        /// From the last start to the end: CPU, length, and events delivered, the cost of
+        /// counting down alone.
+        let steady: (cpu: UInt64, window: UInt64, events: Int)
         let baselineThreads: Int
         let peaks: ResourceSampler.Peaks
         /// Threads that used at least 0.1 ms of CPU during the window (nil without /proc).
@@ -39,16 +45,16 @@ struct ConfigurationRunner {
         let sampler = ResourceSampler()
         let threadsBefore = ThreadTimes.now()
         let before = ProcessUsage.now()
-        let first = Monotonic.now()
+        let first = SystemClocks.monotonic()
         // Starting stops when a countdown started now could not end within the limit.
         let lastUsefulStart = first + limit - UInt64(settings.duration.nanoseconds)
         var startErrors: [String: Int] = [:]
         var attempted = 0
         for (index, key) in zip(0..., keys) {
             let target = first + spread * UInt64(index) / UInt64(count)
-            let now = Monotonic.now()
+            let now = SystemClocks.monotonic()
             if now > lastUsefulStart { break }
-            if target > now + 50_000 { Monotonic.sleep(until: target) }
+            if target > now + 50_000 { SystemClocks.sleep(untilMonotonic: target) }
             attempted += 1
             _ = recorder.begin(index)
             do {
@@ -60,16 +66,20 @@ struct ConfigurationRunner {
                 startErrors[error.description, default: 0] += 1
             }
         }
-        let startPhase = Monotonic.now() - first
+        let startPhase = SystemClocks.monotonic() - first
+        let afterStarts = ProcessUsage.now()
+        let eventsBeforeSteady = recorder.deliveredCount.load(ordering: .relaxed)
+        let steadyStart = SystemClocks.monotonic()
         let started = attempted - startErrors.values.reduce(0, +)
 
         let cutoff = first + limit
-        var end = Monotonic.now()
+        var end = SystemClocks.monotonic()
         while recorder.finishedCount.load(ordering: .relaxed) < started && end < cutoff {
-            Monotonic.sleep(until: min(end + 2_000_000, cutoff))
-            end = Monotonic.now()
+            SystemClocks.sleep(untilMonotonic: min(end + 2_000_000, cutoff))
+            end = SystemClocks.monotonic()
         }
         let after = ProcessUsage.now()
+        let steadyEvents = recorder.deliveredCount.load(ordering: .relaxed) - eventsBeforeSteady
         let threadsAfter = ThreadTimes.now()
         let peaks = sampler.finish()
 
@@ -83,6 +93,8 @@ struct ConfigurationRunner {
             recorder: recorder, startErrors: startErrors, attempted: attempted, startPhase: startPhase,
             window: end - first, hitTimeLimit: hitTimeLimit,
             usage: (after.cpuNanoseconds - before.cpuNanoseconds, after.contextSwitches - before.contextSwitches),
+            startPhaseCPU: afterStarts.cpuNanoseconds - before.cpuNanoseconds,
+            steady: (after.cpuNanoseconds - afterStarts.cpuNanoseconds, end - steadyStart, steadyEvents),
             baselineThreads: baselineThreads, peaks: peaks,
             threadsThatRan: threadsAfter.isEmpty ? nil : threadsAfter.busy(since: threadsBefore))
     }

@@ -18,6 +18,13 @@ struct Figure: Sendable {
     static let startDelayP99 = Figure(name: "start-delay.p99.ms", unit: "ms", noise: 0.2)
     static let lateStarts = Figure(name: "late-starts.percent", unit: "%", noise: 1)
     static let cpu = Figure(name: "cpu.percent", unit: "% of a core", noise: 2)
+    /// CPU while the N `start` calls were made, the starter's pacing included.
+    static let cpuStartPhase = Figure(name: "cpu.start-phase.percent", unit: "% of a core", noise: 2)
+    /// CPU from the last start to the last finish: counting down alone.
+    static let cpuSteady = Figure(name: "cpu.steady.percent", unit: "% of a core", noise: 2)
+    /// Steady-state CPU divided by the events delivered in it: the figure that travels between
+    /// machines, and to a phone's battery.
+    static let cpuPerEvent = Figure(name: "cpu.per-event.us", unit: "µs", noise: 0.2)
     static let contextSwitches = Figure(name: "context-switches.per-s", unit: "/s", noise: 200)
     /// Threads that used at least 0.1 ms of CPU while the configuration ran, the benchmark's
     /// own included (its starter, sampler and delivery queue).
@@ -31,7 +38,7 @@ struct Figure: Sendable {
 
     static let all: [Figure] = [
         tickP50, tickP90, tickP99, tickP999, tickMax, floorRatio, finishP50, finishP99, startDelayP50,
-        startDelayP99, lateStarts, cpu, contextSwitches, threads, poolWait, rss, startCall, startCallP99,
+        startDelayP99, lateStarts, cpu, cpuStartPhase, cpuSteady, cpuPerEvent, contextSwitches, threads, poolWait, rss, startCall, startCallP99,
         cancelCall, cancelCallP99,
     ]
 }

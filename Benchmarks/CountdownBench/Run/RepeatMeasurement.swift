@@ -45,6 +45,15 @@ struct RepeatMeasurement {
         }
         let window = Double(run.window)
         figures[Figure.cpu.name] = 100 * Double(run.usage.cpu) / window
+        if run.startPhase > 0 {
+            figures[Figure.cpuStartPhase.name] = 100 * Double(run.startPhaseCPU) / Double(run.startPhase)
+        }
+        if run.steady.window > 0 {
+            figures[Figure.cpuSteady.name] = 100 * Double(run.steady.cpu) / Double(run.steady.window)
+        }
+        if run.steady.events > 0 {
+            figures[Figure.cpuPerEvent.name] = Double(run.steady.cpu) / 1e3 / Double(run.steady.events)
+        }
         figures[Figure.contextSwitches.name] = Double(run.usage.contextSwitches) / (window / 1e9)
         if let ran = run.threadsThatRan { figures[Figure.threads.name] = Double(ran) }
         put(.poolWait, run.peaks.poolWait.percentile(99))

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Foundation
 
@@ -52,14 +53,14 @@ struct Sweep {
             for step in steps {
                 done += 1
                 progress.begin("[\(done)/\(total)] \(step.id), repeat \(repeatIndex + 1)")
-                let stepStarted = Monotonic.now()
+                let stepStarted = SystemClocks.monotonic()
                 let result = try RepeatMeasurement(
                     backend: step.backend, count: step.count, pattern: step.pattern, settings: settings,
                     keys: keys[0..<step.count], floorP99: floorP99
                 ).measure()
                 repeats[step.id, default: []].append(result)
                 let p99 = ReportFormat.figure(.tickP99, result.figures[Figure.tickP99.name], atLeast: result.atLeast.contains(Figure.tickP99.name))
-                let took = ReportFormat.milliseconds(Double(Monotonic.now() - stepStarted) / 1e6)
+                let took = ReportFormat.milliseconds(Double(SystemClocks.monotonic() - stepStarted) / 1e6)
                 progress.end("p99 \(p99); \(result.outcome) [\(took)]")
             }
         }

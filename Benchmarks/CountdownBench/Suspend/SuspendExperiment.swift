@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Foundation
 
@@ -61,12 +62,12 @@ struct SuspendExperiment: Sendable {
             throw SuspendError("the \(backend) worker did not start its countdowns within 10 s")
         }
         let starts = Self.starts(worker.received)
-        let first = starts.values.min() ?? Monotonic.now()
+        let first = starts.values.min() ?? SystemClocks.monotonic()
         let ms: (Double) -> UInt64 = { UInt64($0 * 1e6) }
-        Monotonic.sleep(until: first + ms(scenario.freezeAfterMs))
+        SystemClocks.sleep(untilMonotonic: first + ms(scenario.freezeAfterMs))
         if let clock, let jump = scenario.clockJumpSeconds {
             clock.set(seconds: jump)
-            let jumpedAt = Monotonic.now()
+            let jumpedAt = SystemClocks.monotonic()
             _ = worker.waitFor("done", within: duration + .seconds(5))
             return judge(worker.received, starts: starts, continuedAt: jumpedAt, pausedFor: 0)
         }
@@ -77,13 +78,13 @@ struct SuspendExperiment: Sendable {
             pausedAt = Self.stamp(of: "paused", in: worker.received)
         }
         worker.stop()
-        let stoppedAt = Monotonic.now()
-        Monotonic.sleep(until: stoppedAt + ms(scenario.freezeMs))
+        let stoppedAt = SystemClocks.monotonic()
+        SystemClocks.sleep(untilMonotonic: stoppedAt + ms(scenario.freezeMs))
         worker.continue()
-        let continuedAt = Monotonic.now()
+        let continuedAt = SystemClocks.monotonic()
         var pausedFor: UInt64 = 0
         if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
-            Monotonic.sleep(until: continuedAt + ms(resumeAfter))
+            SystemClocks.sleep(untilMonotonic: continuedAt + ms(resumeAfter))
             worker.send("resume")
             guard worker.waitFor("resumed", within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not resume") }
             pausedFor = (Self.stamp(of: "resumed", in: worker.received) ?? continuedAt) - pausedAt

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Dispatch
 import Foundation
@@ -54,9 +55,9 @@ struct WorkerCommand {
         let finished = DispatchSemaphore(value: 0)
         lines.write("ready")
         for index in 0..<keys {
-            lines.write("start \(index) \(Monotonic.now())")
+            lines.write("start \(index) \(SystemClocks.monotonic())")
             try scheduler.start(key: "key-\(index)", duration: duration) { event in
-                let now = Monotonic.now()
+                let now = SystemClocks.monotonic()
                 lines.write("event \(index) \(event.kind.rawValue) \(event.remaining.nanoseconds) \(now)")
                 if event.kind == .finished { finished.signal() }
             }
@@ -66,10 +67,10 @@ struct WorkerCommand {
                 switch line {
                 case "pause":
                     for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
-                    lines.write("paused \(Monotonic.now())")
+                    lines.write("paused \(SystemClocks.monotonic())")
                 case "resume":
                     for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
-                    lines.write("resumed \(Monotonic.now())")
+                    lines.write("resumed \(SystemClocks.monotonic())")
                 case "quit":
                     exit(0)
                 default:

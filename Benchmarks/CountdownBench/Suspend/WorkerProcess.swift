@@ -48,7 +48,7 @@ final class WorkerProcess: Sendable {
                 let chunk = output.availableData
                 if chunk.isEmpty { break }
                 pending.append(chunk)
-                let now = Monotonic.now()
+                let now = SystemClocks.monotonic()
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
@@ -73,10 +73,10 @@ final class WorkerProcess: Sendable {
 
     /// Waits until a line starting with `word` arrives (or `count` of them); false at the limit.
     func waitFor(_ word: String, count: Int = 1, within limit: Duration) -> Bool {
-        let deadline = Monotonic.now() + UInt64(limit.nanoseconds)
-        while Monotonic.now() < deadline {
+        let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
+        while SystemClocks.monotonic() < deadline {
             if lines.withLock({ $0.filter { $0.words.first.map(String.init) == word }.count }) >= count { return true }
-            Monotonic.sleep(until: Monotonic.now() + 2_000_000)
+            SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
         }
         return false
     }

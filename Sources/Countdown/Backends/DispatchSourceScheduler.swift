@@ -6,8 +6,7 @@ import Dispatch
 /// Timers live in libdispatch's timer heap: no thread per countdown. Because it counts calls,
 /// a process frozen for S seconds finishes S late (libdispatch coalesces the missed intervals
 /// into one call), and the wall clock never moves it.
-public final class DispatchSourceScheduler: CountdownScheduler {
-    public let profile: CountdownProfile
+public final class DispatchSourceScheduler: KeyedCountdownScheduler {
     private let table: KeyedCountdowns<DispatchSourceMechanism>
 
     /// - Parameters:
@@ -33,7 +32,7 @@ public final class DispatchSourceScheduler: CountdownScheduler {
             mechanism: DispatchSourceMechanism(
                 tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers"),
                 compensatesMissedTicks: compensatesMissedTicks))
-        profile = CountdownProfile(
+        super.init(profile: CountdownProfile(
             name: "dispatch-source",
             variant: compensatesMissedTicks ? "compensated" : nil,
             mechanism: compensatesMissedTicks
@@ -43,33 +42,8 @@ public final class DispatchSourceScheduler: CountdownScheduler {
             suspension: compensatesMissedTicks ? .keepsDeadline : .finishesLateByFreeze,
             wallClockJump: .immune,
             capacity: nil,
-            maximumDuration: maximumDuration)
+            maximumDuration: maximumDuration), table: table)
     }
-
-    deinit { table.shutdown() }
-
-    public var tickInterval: Duration { table.settings.tickInterval }
-    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
-
-    @discardableResult
-    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try table.start(key: key, duration: duration, observer: observer)
-    }
-
-    @discardableResult
-    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        table.attach(key: key, observer: observer)
-    }
-
-    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
-    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
-    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
-    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
-    public var activeKeys: [String] { table.activeKeys }
-    public var activeCount: Int { table.activeCount }
-    public func shutdown() { table.shutdown() }
 }
 
 struct DispatchSourceMechanism: CountdownMechanism {
@@ -79,11 +53,11 @@ struct DispatchSourceMechanism: CountdownMechanism {
     let timerQueue: DispatchQueue
     let compensatesMissedTicks: Bool
 
-    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now)
+    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now.monotonic)
     }
 
-    func arm(_ id: CountdownID, firstFire: MonotonicInstant,
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant,
              table: KeyedCountdowns<Self>) -> OwnedDispatchTimer {
         let timer = compensatesMissedTicks
             ? OwnedDispatchTimer(queue: timerQueue, countingHandler: { [weak table] intervals in

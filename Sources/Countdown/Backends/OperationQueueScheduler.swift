@@ -12,12 +12,11 @@ import Foundation
 ///
 /// The worker sleeps on a semaphore rather than in `Thread.sleep`, so that `pause` really
 /// pauses it and `cancel` ends it at once instead of after the rest of a long sleep.
-public final class OperationQueueScheduler: CountdownScheduler {
+public final class OperationQueueScheduler: KeyedCountdownScheduler {
     /// The articles' limits: 20 concurrent countdowns of at most 120 s.
     public static let defaultCapacity = 20
     public static let defaultMaximumDuration: Duration = .seconds(120)
 
-    public let profile: CountdownProfile
     private let table: KeyedCountdowns<OperationQueueMechanism>
 
     /// - Parameters:
@@ -37,7 +36,7 @@ public final class OperationQueueScheduler: CountdownScheduler {
         queue.maxConcurrentOperationCount = capacity
         table = KeyedCountdowns(
             settings: settings, mechanism: OperationQueueMechanism(tick: tickInterval, queue: queue))
-        profile = CountdownProfile(
+        super.init(profile: CountdownProfile(
             name: "operation-queue",
             mechanism: "one Operation per countdown looping deliver → sleep one tick → decrement",
             threads: "one blocked pool thread per countdown (the pool grows ~1 thread/s on Linux)",
@@ -45,35 +44,10 @@ public final class OperationQueueScheduler: CountdownScheduler {
             wallClockJump: .immune,
             drift: .accumulates,
             capacity: capacity,
-            maximumDuration: maximumDuration)
+            maximumDuration: maximumDuration), table: table)
     }
-
-    deinit { table.shutdown() }
 
     var operationQueue: OperationQueue { table.mechanism.queue }
-
-    public var tickInterval: Duration { table.settings.tickInterval }
-    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
-
-    @discardableResult
-    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try table.start(key: key, duration: duration, observer: observer)
-    }
-
-    @discardableResult
-    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        table.attach(key: key, observer: observer)
-    }
-
-    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
-    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
-    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
-    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
-    public var activeKeys: [String] { table.activeKeys }
-    public var activeCount: Int { table.activeCount }
-    public func shutdown() { table.shutdown() }
 }
 
 struct OperationQueueMechanism: CountdownMechanism {
@@ -85,11 +59,11 @@ struct OperationQueueMechanism: CountdownMechanism {
         let wakeUp = DispatchSemaphore(value: 0)
     }
 
-    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now)
+    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now.monotonic)
     }
 
-    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Worker {
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Worker {
         let worker = Worker()
         let operation = BlockOperation { [weak table] in
             // The table decides; the worker only sleeps. Each fire is relative to the moment
@@ -102,7 +76,7 @@ struct OperationQueueMechanism: CountdownMechanism {
                 }
             }
         }
-        operation.name = id.key
+        operation.name = key
         queue.addOperation(operation)
         return worker
     }
@@ -115,9 +89,9 @@ struct OperationQueueMechanism: CountdownMechanism {
         return worker
     }
 
-    func resume(_ worker: Worker?, id: CountdownID, firstFire: MonotonicInstant,
+    func resume(_ worker: Worker?, id: CountdownID, key: String, firstFire: MonotonicInstant,
                 table: KeyedCountdowns<Self>) -> Worker {
-        guard let worker else { return arm(id, firstFire: firstFire, table: table) }
+        guard let worker else { return arm(id, key: key, firstFire: firstFire, table: table) }
         worker.wakeUp.signal()
         return worker
     }

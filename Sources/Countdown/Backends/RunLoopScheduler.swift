@@ -10,8 +10,7 @@ import Foundation
 /// array, so each fire costs a re-insert that grows with the count. Counting fires, it finishes
 /// late by a freeze; timers are scheduled on the monotonic clock, so the wall clock never moves
 /// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``shutdown()``.
-public final class RunLoopScheduler: CountdownScheduler {
-    public let profile: CountdownProfile
+public final class RunLoopScheduler: KeyedCountdownScheduler {
     private let table: KeyedCountdowns<RunLoopMechanism>
 
     public init(
@@ -24,45 +23,20 @@ public final class RunLoopScheduler: CountdownScheduler {
             deliveryQueue: deliveryQueue, label: "countdown.run-loop")
         table = KeyedCountdowns(
             settings: settings, mechanism: RunLoopMechanism(tick: tickInterval, thread: RunLoopThread()))
-        profile = CountdownProfile(
+        super.init(profile: CountdownProfile(
             name: "run-loop",
             mechanism: "one Thread running its own RunLoop; one repeating Timer per countdown in .common mode; counts fires",
             threads: "one dedicated thread, whatever the count",
             suspension: .finishesLateByFreeze,
             wallClockJump: .immune,
             capacity: nil,
-            maximumDuration: maximumDuration)
+            maximumDuration: maximumDuration), table: table)
     }
-
-    deinit { table.shutdown() }
 
     /// Whether the scheduler's run-loop thread is still running: false once shut down.
     public var isThreadRunning: Bool { loopThread.isRunning }
 
     var loopThread: RunLoopThread { table.mechanism.thread }
-
-    public var tickInterval: Duration { table.settings.tickInterval }
-    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
-
-    @discardableResult
-    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try table.start(key: key, duration: duration, observer: observer)
-    }
-
-    @discardableResult
-    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        table.attach(key: key, observer: observer)
-    }
-
-    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
-    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
-    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
-    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
-    public var activeKeys: [String] { table.activeKeys }
-    public var activeCount: Int { table.activeCount }
-    public func shutdown() { table.shutdown() }
 }
 
 struct RunLoopMechanism: CountdownMechanism {
@@ -76,11 +50,11 @@ struct RunLoopMechanism: CountdownMechanism {
         init(_ timer: Timer) { self.timer = timer }
     }
 
-    func makeProgress(duration: Duration, now: MonotonicInstant) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now)
+    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
+        TickCount(duration: duration, tick: tick, now: now.monotonic)
     }
 
-    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> TimerHandle {
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> TimerHandle {
         // `Timer(fire:…)`, not `Timer(timeInterval:repeats:block:)`: corelibs gives the latter a
         // fire date of now, so added by hand it fires once at once, which would count a tick.
         let timer = Timer(

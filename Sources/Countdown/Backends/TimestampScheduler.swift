@@ -2,70 +2,66 @@ import CountdownSupport
 import Dispatch
 
 /// Strategy 4: a deadline per countdown, and remaining = deadline − now computed from a clock
-/// at every tick, as the articles did with timestamps. One shared ticker wakes for whichever
-/// countdown is due next; there is no timer per key.
+/// at every tick, as the articles did with timestamps. One shared ticker wakes for whatever is
+/// due; there is no timer per key.
 ///
 /// Reading a clock, it keeps its deadline through a frozen process (one catch-up tick on
 /// resume, not a burst). With ``CountdownClock/wall`` (`Date`, the default, as the articles)
 /// a change of the system clock moves the countdown: set forward, it ends early; set back, it
 /// holds still (it never counts up). ``CountdownClock/continuous`` cannot be set.
-public final class TimestampScheduler: CountdownScheduler {
-    public let profile: CountdownProfile
+///
+/// Built for scale: countdowns are kept in a slab and a 4-ary heap of due instants, a wake-up
+/// handles everything due under one lock and hands the delivery queue one batch, and an
+/// optional `tolerance` lets countdowns due close together share a wake-up.
+public final class TimestampScheduler: KeyedCountdownScheduler {
     private let table: KeyedCountdowns<TimestampMechanism>
 
-    /// - Parameter clock: what remaining time is read from: ``CountdownClock/wall`` (default)
-    ///   or ``CountdownClock/continuous``, or a custom clock (a test clock that jumps).
+    /// - Parameters:
+    ///   - clock: what remaining time is read from: ``CountdownClock/wall`` (default)
+    ///     or ``CountdownClock/continuous``, or a custom clock (a test clock that jumps).
+    ///   - tolerance: how late a tick may come by design, as `Timer.tolerance`: never early,
+    ///     at most this late, so that countdowns due within it share one wake-up. Zero (the
+    ///     default) wakes for every distinct due instant.
+    /// - Throws: ``CountdownError`` for a tick interval, maximum duration or tolerance out of range.
     public init(
         tickInterval: Duration = .seconds(1),
         clock: CountdownClock = .wall,
+        tolerance: Duration = .zero,
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
         deliveryQueue: DispatchQueue? = nil
     ) throws(CountdownError) {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.timestamp")
+        guard tolerance >= .zero, tolerance < tickInterval else {
+            throw .invalidConfiguration(
+                "the tolerance \(tolerance.countdownText) is not between zero and the tick interval \(tickInterval.countdownText)")
+        }
         table = KeyedCountdowns(
             settings: settings,
-            mechanism: TimestampMechanism(tick: tickInterval, clock: clock, ticker: Ticker()))
-        profile = CountdownProfile(
+            mechanism: TimestampMechanism(
+                tick: tickInterval, clock: clock,
+                ticker: Ticker(tolerance: tolerance, queue: settings.deliveryQueue)))
+        super.init(profile: CountdownProfile(
             name: "timestamp",
-            variant: clock.name,
+            variant: Self.variant(clock: clock, tolerance: tolerance),
             mechanism: "a deadline per countdown; remaining = deadline − \(clock.name) clock now, "
-                + "at ticks from one shared ticker (a heap of due times on one DispatchSourceTimer)",
-            threads: "none of its own: one dispatch timer and one serial queue for all countdowns",
+                + "at ticks from one shared ticker (a 4-ary heap of due times, one DispatchSourceTimer on the delivery queue)",
+            threads: "none of its own: one dispatch timer, on the delivery queue, for all countdowns",
             suspension: .keepsDeadline,
             wallClockJump: clock.followsWallClock ? .movesCountdown : .immune,
             capacity: nil,
-            maximumDuration: maximumDuration)
+            maximumDuration: maximumDuration,
+            tolerance: tolerance), table: table)
     }
 
-    deinit { table.shutdown() }
+    /// `wall`, `continuous`, or with a tolerance `continuous~10ms`.
+    static func variant(clock: CountdownClock, tolerance: Duration) -> String {
+        tolerance == .zero ? clock.name : "\(clock.name)~\(tolerance.countdownText.filter { $0 != " " })"
+    }
 
     /// The clock remaining time is read from.
     public var clock: CountdownClock { table.mechanism.clock }
-
-    public var tickInterval: Duration { table.settings.tickInterval }
-    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
-
-    @discardableResult
-    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try table.start(key: key, duration: duration, observer: observer)
-    }
-
-    @discardableResult
-    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        table.attach(key: key, observer: observer)
-    }
-
-    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key: key) }
-    @discardableResult public func pause(key: String) -> Bool { table.pause(key: key) }
-    @discardableResult public func resume(key: String) -> Bool { table.resume(key: key) }
-    public func remaining(key: String) -> Duration? { table.remaining(key: key) }
-    public var activeKeys: [String] { table.activeKeys }
-    public var activeCount: Int { table.activeCount }
-    public func shutdown() { table.shutdown() }
 }
 
 struct TimestampMechanism: CountdownMechanism {
@@ -73,92 +69,35 @@ struct TimestampMechanism: CountdownMechanism {
     let clock: CountdownClock
     let ticker: Ticker
 
-    func makeProgress(duration: Duration, now: MonotonicInstant) -> DeadlineTrack {
-        DeadlineTrack(duration: duration, tick: tick, now: now, clock: clock)
+    /// Reads the monotonic clock and `clock` at one instant, as nearly as can be: a pair split
+    /// by a preemption would misplace the deadline against the tick grid by the preemption's
+    /// length (tens of milliseconds under load). A pair whose two readings of `clock` are far
+    /// apart is read again.
+    func now() -> Moment {
+        var attempts = 0
+        while true {
+            let before = clock.nanosecondsNow()
+            let now = MonotonicInstant.now
+            let after = clock.nanosecondsNow()
+            attempts += 1
+            if after &- before < 50_000 || attempts == 8 {
+                return Moment(monotonic: now, clock: before &+ (after &- before) / 2)
+            }
+        }
+    }
+
+    func makeProgress(duration: Duration, at now: Moment) -> DeadlineTrack {
+        DeadlineTrack(duration: duration, tick: tick, at: now)
     }
 
     func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
 
-    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
-        ticker.schedule(id, at: firstFire)
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
+        ticker.schedule(DueItem(due: firstFire, index: id.index, arm: id.arm))
     }
 
-    /// Nothing to release: the heap entry pops at its time and is found stale.
+    /// Nothing to release: the queued item pops at its time and is found stale.
     func disarm(_ handle: Void) {}
 
     func shutdown() { ticker.stop() }
-}
-
-/// One dispatch timer armed for the earliest due countdown. When it fires it takes every
-/// countdown that is due, lets the table handle each, and files each one's next fire.
-final class Ticker: Sendable {
-    private struct State {
-        var heap = DueHeap()
-        /// The instant the timer is armed for; nil when it is not armed.
-        var armedFor: MonotonicInstant?
-        weak var table: KeyedCountdowns<TimestampMechanism>?
-        var isStopped = false
-    }
-
-    private let state = Locked(State())
-    private let timer: OwnedDispatchTimer
-
-    init() {
-        let queue = DispatchQueue(label: "countdown.timestamp.ticker")
-        let wakeUp = WeakTicker()
-        timer = OwnedDispatchTimer(queue: queue) { wakeUp.ticker?.fireDue() }
-        wakeUp.ticker = self
-        timer.activate()
-    }
-
-    /// Lets the timer's handler reach the ticker without keeping it alive.
-    private final class WeakTicker: @unchecked Sendable {
-        // Written once, in `init`, before the timer can fire.
-        weak var ticker: Ticker?
-    }
-
-    /// The table whose countdowns it drives; set once, before any countdown is armed.
-    func bind(to table: KeyedCountdowns<TimestampMechanism>) {
-        state.withLock { $0.table = table }
-    }
-
-    /// Called with the table's lock held; takes only the ticker's own lock.
-    func schedule(_ id: CountdownID, at due: MonotonicInstant) {
-        state.withLock { state in
-            state.heap.insert(id, due: due)
-            armIfEarlier(due, &state)
-        }
-    }
-
-    func stop() {
-        state.withLock { $0.isStopped = true }
-        timer.cancel()
-    }
-
-    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) {
-        guard !state.isStopped else { return }
-        if let armed = state.armedFor, armed <= due { return }
-        state.armedFor = due
-        timer.schedule(at: due, repeating: nil)
-    }
-
-    private func fireDue() {
-        var batch: [CountdownID] = []
-        let table = state.withLock { state in
-            state.armedFor = nil
-            state.heap.popDue(at: .now, into: &batch)
-            return state.table
-        }
-        guard let table else { return }
-        var next: [(CountdownID, MonotonicInstant)] = []
-        next.reserveCapacity(batch.count)
-        // The table's lock is taken per countdown, never with the ticker's lock held.
-        for id in batch {
-            if case .continues(let nextFire) = table.fire(id) { next.append((id, nextFire)) }
-        }
-        state.withLock { state in
-            for (id, due) in next { state.heap.insert(id, due: due) }
-            if let earliest = state.heap.earliest { armIfEarlier(earliest, &state) }
-        }
-    }
 }

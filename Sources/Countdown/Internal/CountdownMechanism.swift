@@ -1,11 +1,24 @@
-/// Identifies one arming of one countdown. `serial` is new for every countdown started;
-/// `arm` is new every time its timer is armed (start, resume), so a fire from a timer that
-/// was disarmed (paused, cancelled, replaced by a new countdown under the same key) is
-/// recognised as stale and ignored.
+/// Identifies one arming of one countdown by its place in the table's slab. `serial` changes
+/// every time the place holds a new countdown; `arm` every time a timer is armed for it (start,
+/// pause, resume) and when it ends. A fire from a timer that was disarmed, or that belonged to
+/// an earlier occupant of the place, is recognised as stale and ignored.
 struct CountdownID: Hashable, Sendable {
-    let key: String
-    let serial: UInt64
-    let arm: UInt64
+    let index: UInt32
+    let serial: UInt32
+    let arm: UInt32
+}
+
+/// A reading of time at one instant: the monotonic clock every timer is scheduled on, and the
+/// clock a progress reads remaining time from (in nanoseconds since that clock's epoch; zero
+/// for a progress that counts ticks and reads no clock).
+struct Moment: Sendable {
+    var monotonic: MonotonicInstant
+    var clock: Int64
+
+    init(monotonic: MonotonicInstant, clock: Int64 = 0) {
+        self.monotonic = monotonic
+        self.clock = clock
+    }
 }
 
 /// A backend's timing mechanism: the only part that differs between strategies. The shared
@@ -16,7 +29,10 @@ protocol CountdownMechanism: Sendable {
     /// What the mechanism keeps per countdown (a timer, a worker).
     associatedtype Handle
 
-    func makeProgress(duration: Duration, now: MonotonicInstant) -> Progress
+    /// The time now, as the mechanism's progress reads it.
+    func now() -> Moment
+
+    func makeProgress(duration: Duration, at now: Moment) -> Progress
 
     /// Called once, when the table is made: for a mechanism that drives every countdown from
     /// one place and needs the table itself, not per countdown.
@@ -24,7 +40,7 @@ protocol CountdownMechanism: Sendable {
 
     /// Arrange for the table to be told when `firstFire` comes, and after that at every tick,
     /// until ``disarm(_:)``.
-    func arm(_ id: CountdownID, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Handle
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Handle
 
     /// The countdown ended (finished, cancelled, shut down): release what `arm` made.
     func disarm(_ handle: Handle)
@@ -33,7 +49,7 @@ protocol CountdownMechanism: Sendable {
     func pause(_ handle: Handle) -> Handle?
 
     /// Resuming; `handle` is what ``pause(_:)`` returned.
-    func resume(_ handle: Handle?, id: CountdownID, firstFire: MonotonicInstant,
+    func resume(_ handle: Handle?, id: CountdownID, key: String, firstFire: MonotonicInstant,
                 table: KeyedCountdowns<Self>) -> Handle
 
     /// The next interval is shorter than a tick: move the next fire to `nextFire`.
@@ -48,6 +64,8 @@ protocol CountdownMechanism: Sendable {
 }
 
 extension CountdownMechanism {
+    func now() -> Moment { Moment(monotonic: .now) }
+
     func bind(to table: KeyedCountdowns<Self>) {}
 
     /// By default pausing stops the timer, and resuming arms a new one.
@@ -56,9 +74,9 @@ extension CountdownMechanism {
         return nil
     }
 
-    func resume(_ handle: Handle?, id: CountdownID, firstFire: MonotonicInstant,
+    func resume(_ handle: Handle?, id: CountdownID, key: String, firstFire: MonotonicInstant,
                 table: KeyedCountdowns<Self>) -> Handle {
-        arm(id, firstFire: firstFire, table: table)
+        arm(id, key: key, firstFire: firstFire, table: table)
     }
 
     func shorten(_ handle: Handle, nextFire: MonotonicInstant) {}

@@ -2,7 +2,7 @@
 /// the timer that wakes it up.
 protocol CountdownProgress: Sendable {
     /// Time left now; frozen while paused; zero once the deadline has passed.
-    func remaining(at now: MonotonicInstant) -> Duration
+    func remaining(at now: Moment) -> Duration
 
     /// When the next fire is due. Meaningless while paused.
     var nextFire: MonotonicInstant { get }
@@ -14,16 +14,16 @@ protocol CountdownProgress: Sendable {
     /// A fire happened at `now`: account for it. `intervals` is how many tick intervals the
     /// fire stands for (more than one when a timer reports intervals it missed); a progress
     /// that reads a clock ignores it.
-    mutating func advance(at now: MonotonicInstant, intervals: Int) -> ProgressStep
+    mutating func advance(at now: Moment, intervals: Int) -> ProgressStep
 
     /// Records a remaining time told to an observer outside `advance` (an attach), so later
     /// ticks never carry more.
     mutating func told(_ remaining: Duration)
 
-    mutating func pause(at now: MonotonicInstant)
+    mutating func pause(at now: Moment)
 
     /// After this, ``nextFire`` is the first fire after the pause.
-    mutating func resume(at now: MonotonicInstant)
+    mutating func resume(at now: Moment)
 }
 
 enum ProgressStep: Equatable {

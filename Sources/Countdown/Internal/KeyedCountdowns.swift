@@ -1,40 +1,111 @@
 import CountdownSupport
 import Dispatch
 
-/// The keyed bookkeeping every backend shares: key → countdown in O(1), attach, cancel,
-/// pause and resume, validation, and delivery on the scheduler's serial queue. A backend adds
-/// only its timing ``CountdownMechanism``.
+/// The keyed bookkeeping every backend shares: key → countdown, attach, cancel, pause and
+/// resume, validation, and delivery on the scheduler's serial queue. A backend adds only its
+/// timing ``CountdownMechanism``.
+///
+/// Countdowns live in a slab: a countdown is a place (an integer) in one array, found from its
+/// key through one dictionary, and timers name it by place, never by key, so a fire costs no
+/// hashing. Freed places are reused; a place's `serial` and `arm` outlive its occupants, so a
+/// timer of an earlier occupant is recognised as stale.
 ///
 /// Instants are read with the lock held: read before it, they would be stale by however long
 /// the lock took, and a progress that also reads another clock would disagree with them.
 ///
-/// Events are queued for delivery while the lock is held, so the order in which they were
-/// decided is the order in which the delivery queue runs them; observers are called without
-/// the lock, through an ``ObserverSlot``, so they may call back in.
+/// Events are decided into a buffer while the lock is held and handed to the ``Outbox`` before
+/// it is released, so the order in which they were decided is the order in which the delivery
+/// queue runs them, and one hop to that queue carries every event decided before it runs.
+/// Observers are called without either lock, through an ``ObserverSlot``, so they may call
+/// back in.
 final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
-    private struct Entry {
-        let serial: UInt64
-        var arm: UInt64
-        var slot: ObserverSlot
-        var progress: Mechanism.Progress
-        var handle: Mechanism.Handle?
-        var isPaused: Bool
+    /// A slab place's bookkeeping: plain values, so the hot path copies nothing that counts
+    /// references. `serial` and `arm` outlive the place's occupants.
+    private struct Place {
+        var serial: UInt32 = 0
+        var arm: UInt32 = 0
+        var isOccupied = false
+        var isPaused = false
     }
 
+    /// The slab, one array per field (a place's index is the same in each), so that a fire
+    /// reads and writes only the fields it needs, each a concrete type.
     private struct State: ~Copyable {
-        var entries: [String: Entry] = [:]
-        var lastSerial: UInt64 = 0
+        var indexByKey: [String: UInt32] = [:]
+        var places: [Place] = []
+        var keys: [String] = []
+        var slots: [ObserverSlot?] = []
+        var progresses: [Mechanism.Progress] = []
+        var handles: [Mechanism.Handle?] = []
+        var freePlaces: [UInt32] = []
+        /// Events decided in the current locked section, for the outbox.
+        var decided: ContiguousArray<Outbox.Delivery> = []
         var isShutDown = false
 
-        mutating func nextSerial() -> UInt64 {
-            lastSerial += 1
-            return lastSerial
+        /// The place of the countdown armed as `id` says, if it is still armed so.
+        func armed(_ id: CountdownID) -> Int? {
+            let index = Int(id.index)
+            guard index < places.count, places[index].arm == id.arm, places[index].isOccupied else { return nil }
+            return index
+        }
+
+        /// The place of the running or paused countdown under `key`.
+        func place(of key: String) -> Int? {
+            indexByKey[key].map(Int.init)
+        }
+
+        mutating func occupy(key: String, slot: ObserverSlot, progress: Mechanism.Progress) -> CountdownID {
+            let index: Int
+            if let free = freePlaces.popLast() {
+                index = Int(free)
+                keys[index] = key
+                slots[index] = slot
+                progresses[index] = progress
+            } else {
+                index = places.count
+                places.append(Place())
+                keys.append(key)
+                slots.append(slot)
+                progresses.append(progress)
+                handles.append(nil)
+            }
+            places[index].isOccupied = true
+            places[index].isPaused = false
+            places[index].serial &+= 1
+            places[index].arm &+= 1
+            indexByKey[key] = UInt32(index)
+            return id(of: index)
+        }
+
+        /// Empties the place, and returns what the countdown held; every id that named the
+        /// place becomes stale.
+        mutating func vacate(_ index: Int) -> (key: String, slot: ObserverSlot, handle: Mechanism.Handle?) {
+            let key = keys[index]
+            let slot = slots[index].take()!
+            let handle = handles[index].take()
+            keys[index] = ""
+            places[index].isOccupied = false
+            places[index].serial &+= 1
+            places[index].arm &+= 1
+            indexByKey[key] = nil
+            freePlaces.append(UInt32(index))
+            return (key, slot, handle)
+        }
+
+        mutating func rearm(_ index: Int) -> CountdownID {
+            places[index].arm &+= 1
+            return id(of: index)
+        }
+
+        func id(of index: Int) -> CountdownID {
+            CountdownID(index: UInt32(index), serial: places[index].serial, arm: places[index].arm)
         }
     }
 
     let settings: SchedulerSettings
     let mechanism: Mechanism
     private let state = Locked(State())
+    private let outbox = Locked(Outbox())
 
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings
@@ -52,74 +123,81 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         guard duration <= settings.maximumDuration else {
             throw .durationAboveMaximum(duration, maximum: settings.maximumDuration)
         }
-        return try state.withLock { state throws(CountdownError) -> CountdownStart in
-            let now = MonotonicInstant.now
+        let (result, drain) = try state.withLock { state throws(CountdownError) -> (CountdownStart, Bool) in
+            let now = mechanism.now()
             guard !state.isShutDown else { throw .shutDown }
             if let remaining = attach(key: key, observer: observer, at: now, in: &state) {
-                return .attached(remaining: remaining)
+                return (.attached(remaining: remaining), flush(&state))
             }
-            if let capacity = settings.capacity, state.entries.count >= capacity {
+            if let capacity = settings.capacity, state.indexByKey.count >= capacity {
                 throw .capacityExceeded(capacity: capacity)
             }
-            let serial = state.nextSerial()
-            let progress = mechanism.makeProgress(duration: duration, now: now)
-            let id = CountdownID(key: key, serial: serial, arm: serial)
-            let entry = Entry(
-                serial: serial, arm: serial, slot: ObserverSlot(observer), progress: progress,
-                handle: mechanism.arm(id, firstFire: progress.nextFire, table: self), isPaused: false)
-            state.entries[key] = entry
-            enqueue(.tick(key, duration), to: entry.slot)
-            return .started
+            let progress = mechanism.makeProgress(duration: duration, at: now)
+            let slot = ObserverSlot(observer)
+            let id = state.occupy(key: key, slot: slot, progress: progress)
+            state.handles[Int(id.index)] = mechanism.arm(id, key: key, firstFire: progress.nextFire, table: self)
+            state.decided.append(.init(slot: slot, event: .tick(key, duration)))
+            return (.started, flush(&state))
         }
+        if drain { queueDrain() }
+        return result
     }
 
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        state.withLock { attach(key: key, observer: observer, at: .now, in: &$0) }
+        let (remaining, drain) = state.withLock { state in
+            (attach(key: key, observer: observer, at: mechanism.now(), in: &state), flush(&state))
+        }
+        if drain { queueDrain() }
+        return remaining
     }
 
     func cancel(key: String) -> Bool {
         state.withLock { state in
-            guard let entry = state.entries.removeValue(forKey: key) else { return false }
-            retire(entry)
+            guard let index = state.place(of: key) else { return false }
+            let (_, slot, handle) = state.vacate(index)
+            retire(slot, handle)
             return true
         }
     }
 
     func pause(key: String) -> Bool {
         state.withLock { state in
-            guard var entry = state.entries[key], !entry.isPaused else { return false }
-            entry.progress.pause(at: .now)
-            entry.isPaused = true
-            entry.handle = entry.handle.flatMap(mechanism.pause)
-            state.entries[key] = entry
+            guard let index = state.place(of: key), !state.places[index].isPaused else { return false }
+            let now = mechanism.now()
+            _ = state.rearm(index)
+            state.progresses[index].pause(at: now)
+            state.places[index].isPaused = true
+            state.handles[index] = state.handles[index].take().flatMap(mechanism.pause)
             return true
         }
     }
 
     func resume(key: String) -> Bool {
         state.withLock { state in
-            guard var entry = state.entries[key], entry.isPaused else { return false }
-            entry.progress.resume(at: .now)
-            entry.isPaused = false
-            entry.arm = state.nextSerial()
-            let id = CountdownID(key: key, serial: entry.serial, arm: entry.arm)
-            entry.handle = mechanism.resume(
-                entry.handle, id: id, firstFire: entry.progress.nextFire, table: self)
-            state.entries[key] = entry
+            guard let index = state.place(of: key), state.places[index].isPaused else { return false }
+            let now = mechanism.now()
+            let id = state.rearm(index)
+            state.progresses[index].resume(at: now)
+            state.places[index].isPaused = false
+            let handle = state.handles[index].take()
+            state.handles[index] = mechanism.resume(
+                handle, id: id, key: key, firstFire: state.progresses[index].nextFire, table: self)
             return true
         }
     }
 
     func remaining(key: String) -> Duration? {
-        state.withLock { $0.entries[key]?.progress.remaining(at: .now) }
+        state.withLock { state in
+            state.place(of: key).map { state.progresses[$0].remaining(at: mechanism.now()) }
+        }
     }
 
     var activeKeys: [String] {
-        state.withLock { Array($0.entries.keys) }
+        state.withLock { Array($0.indexByKey.keys) }
     }
 
     var activeCount: Int {
-        state.withLock { $0.entries.count }
+        state.withLock { $0.indexByKey.count }
     }
 
     func shutdown() {
@@ -127,8 +205,17 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             guard !state.isShutDown else { return false }
             state.isShutDown = true
             let disarm = mechanism.disarmsEachOnShutdown
-            for entry in state.entries.values { retire(entry, disarming: disarm) }
-            state.entries.removeAll()
+            for index in state.places.indices where state.places[index].isOccupied {
+                let (_, slot, handle) = state.vacate(index)
+                retire(slot, disarm ? handle : nil)
+            }
+            state.places = []
+            state.keys = []
+            state.slots = []
+            state.progresses = []
+            state.handles = []
+            state.freePlaces = []
+            state.indexByKey = [:]
             return true
         }
         if first { mechanism.shutdown() }
@@ -147,12 +234,41 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// A timer fired for `id`. Each call is one fire: a tick-counting progress takes a tick
     /// off, whatever the time, or `intervals` ticks when the timer says it missed some.
     func fire(_ id: CountdownID, intervals: Int = 1) -> FireResult {
-        state.withLock { state in
-            guard var entry = state.entries[id.key], entry.serial == id.serial,
-                entry.arm == id.arm, !entry.isPaused
-            else { return .stale }
-            return advance(&entry, key: id.key, at: .now, intervals: intervals, in: &state)
+        let (result, drain) = state.withLock { state -> (FireResult, Bool) in
+            guard let index = state.armed(id), !state.places[index].isPaused else { return (.stale, false) }
+            let result = advance(index, at: mechanism.now(), intervals: intervals, in: &state)
+            return (result, flush(&state))
         }
+        if drain { queueDrain() }
+        return result
+    }
+
+    /// Many fires at one moment, under one acquisition of the lock: one wake-up of a mechanism
+    /// that drives every countdown from one place. `batch` holds the countdowns due, earliest
+    /// first; on return it holds those that continue, each with its next fire. Returns whether
+    /// events were decided: the caller, which runs on the delivery queue, then calls
+    /// ``deliverDecided()`` instead of waiting for a hop to the queue it is already on.
+    func fire(_ batch: inout [DueItem]) -> Bool {
+        state.withLock { state -> Bool in
+            let now = mechanism.now()
+            var kept = 0
+            for item in batch {
+                let id = CountdownID(index: item.index, serial: 0, arm: item.arm)
+                guard let index = state.armed(id), !state.places[index].isPaused else { continue }
+                if case .continues(let next) = advance(index, at: now, intervals: 1, in: &state) {
+                    batch[kept] = DueItem(due: next, index: item.index, arm: item.arm)
+                    kept += 1
+                }
+            }
+            batch.removeLast(batch.count - kept)
+            return flush(&state)
+        }
+    }
+
+    /// Delivers every event decided so far, here and now; only on the delivery queue.
+    func deliverDecided() {
+        dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
+        drain()
     }
 
     enum WorkerStep: Equatable {
@@ -162,69 +278,89 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     /// For a worker that sleeps between fires (the operation-queue backend): fires if the
-    /// next fire is due, and says what to do next. Spurious wake-ups are harmless.
+    /// next fire is due, and says what to do next. Spurious wake-ups are harmless. The worker
+    /// lives as long as its countdown, across pauses, so it is recognised by `serial`.
     func workerStep(_ id: CountdownID) -> WorkerStep {
-        state.withLock { state in
-            let now = MonotonicInstant.now
-            guard var entry = state.entries[id.key], entry.serial == id.serial else { return .exit }
-            if entry.isPaused { return .waitForResume }
-            guard now >= entry.progress.nextFire else {
-                return .sleep(until: entry.progress.nextFire)
-            }
-            switch advance(&entry, key: id.key, at: now, intervals: 1, in: &state) {
-            case .continues(let next): return .sleep(until: next)
-            case .finished, .stale: return .exit
+        let (step, drain) = state.withLock { state -> (WorkerStep, Bool) in
+            let now = mechanism.now()
+            let index = Int(id.index)
+            guard index < state.places.count, state.places[index].serial == id.serial,
+                state.places[index].isOccupied
+            else { return (.exit, false) }
+            if state.places[index].isPaused { return (.waitForResume, false) }
+            let nextFire = state.progresses[index].nextFire
+            guard now.monotonic >= nextFire else { return (.sleep(until: nextFire), false) }
+            switch advance(index, at: now, intervals: 1, in: &state) {
+            case .continues(let next): return (.sleep(until: next), flush(&state))
+            case .finished, .stale: return (.exit, flush(&state))
             }
         }
+        if drain { queueDrain() }
+        return step
     }
 
     // MARK: - Internals (lock held)
 
     /// Replaces the observer of the countdown under `key`, if there is one, and tells the new
-    /// observer the remaining time at once.
+    /// observer the remaining time at once. Returns that time.
     private func attach(
-        key: String, observer: @escaping CountdownObserver, at now: MonotonicInstant, in state: inout State
+        key: String, observer: @escaping CountdownObserver, at now: Moment, in state: inout State
     ) -> Duration? {
-        guard var entry = state.entries[key] else { return nil }
-        entry.slot.revoke()
-        entry.slot = ObserverSlot(observer)
-        let remaining = entry.progress.remaining(at: now)
-        entry.progress.told(remaining)
+        guard let index = state.place(of: key) else { return nil }
+        state.slots[index]!.revoke()
+        let slot = ObserverSlot(observer)
+        state.slots[index] = slot
+        let remaining = state.progresses[index].remaining(at: now)
+        state.progresses[index].told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { enqueue(.tick(key, remaining), to: entry.slot) }
-        state.entries[key] = entry
+        if remaining > .zero { state.decided.append(.init(slot: slot, event: .tick(key, remaining))) }
         return remaining
     }
 
-    private func advance(
-        _ entry: inout Entry, key: String, at now: MonotonicInstant, intervals: Int, in state: inout State
-    ) -> FireResult {
-        switch entry.progress.advance(at: now, intervals: intervals) {
+    private func advance(_ index: Int, at now: Moment, intervals: Int, in state: inout State) -> FireResult {
+        switch state.progresses[index].advance(at: now, intervals: intervals) {
         case .finished:
-            state.entries[key] = nil
-            if let handle = entry.handle { mechanism.disarm(handle) }
-            let slot = entry.slot
-            settings.deliveryQueue.async { slot.deliverLast(.finished(key)) }
+            let (key, slot, handle) = state.vacate(index)
+            if let handle { mechanism.disarm(handle) }
+            state.decided.append(.init(slot: slot, event: .finished(key)))
             return .finished
         case .tick(let remaining):
-            enqueue(.tick(key, remaining), to: entry.slot)
-            if entry.progress.nextIntervalIsShort, let handle = entry.handle {
-                mechanism.shorten(handle, nextFire: entry.progress.nextFire)
+            state.decided.append(.init(slot: state.slots[index]!, event: .tick(state.keys[index], remaining)))
+            let nextFire = state.progresses[index].nextFire
+            if state.progresses[index].nextIntervalIsShort, let handle = state.handles[index] {
+                mechanism.shorten(handle, nextFire: nextFire)
             }
+            return .continues(nextFire: nextFire)
         case .quiet:
-            break
+            return .continues(nextFire: state.progresses[index].nextFire)
         }
-        state.entries[key] = entry
-        return .continues(nextFire: entry.progress.nextFire)
     }
 
-    private func enqueue(_ event: CountdownEvent, to slot: ObserverSlot) {
-        settings.deliveryQueue.async { slot.deliver(event) }
+    /// Hands what this locked section decided to the outbox, in order; returns whether a drain
+    /// must be queued once the lock is released.
+    private func flush(_ state: inout State) -> Bool {
+        guard !state.decided.isEmpty else { return false }
+        return outbox.withLock { $0.absorb(&state.decided) }
     }
 
-    private func retire(_ entry: Entry, disarming: Bool = true) {
-        entry.slot.revoke()
-        if disarming, let handle = entry.handle { mechanism.disarm(handle) }
+    /// A countdown that ends without a finish: its observer hears nothing more.
+    private func retire(_ slot: ObserverSlot, _ handle: Mechanism.Handle?) {
+        slot.revoke()
+        if let handle { mechanism.disarm(handle) }
+    }
+
+    // MARK: - Delivery (on the delivery queue)
+
+    private func queueDrain() {
+        settings.deliveryQueue.async { [self] in drain() }
+    }
+
+    /// Delivers everything decided so far, in order. A slot revoked meanwhile (cancel, attach,
+    /// shutdown) stays silent.
+    private func drain() {
+        let batch = outbox.withLock { $0.take() }
+        for delivery in batch { delivery.slot.deliver(delivery.event) }
+        outbox.withLock { $0.recycle(batch) }
     }
 }

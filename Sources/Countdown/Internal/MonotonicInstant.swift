@@ -1,14 +1,15 @@
 import CountdownSupport
 import Dispatch
 
-/// A point on `CLOCK_MONOTONIC` (what `DispatchTime` reads on Linux), in nanoseconds.
+/// A point on the monotonic clock `DispatchTime` reads (``SystemClocks/monotonic()``), in
+/// nanoseconds.
 /// Every backend schedules its timers on this clock; only the timestamp backend also
 /// reads another one to compute what remains.
 struct MonotonicInstant: Comparable, Hashable, Sendable {
     var nanoseconds: UInt64
 
     static var now: MonotonicInstant {
-        MonotonicInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds)
+        MonotonicInstant(nanoseconds: SystemClocks.monotonic())
     }
 
     var dispatchTime: DispatchTime { DispatchTime(uptimeNanoseconds: nanoseconds) }

@@ -1,33 +1,29 @@
-import CountdownSupport
-
+import Synchronization
 
 /// Holds one registration of an observer. Every delivery queued for it goes through the
-/// slot, so revoking the slot (cancel, replace, shutdown) silences deliveries already queued
-/// and drops the scheduler's reference to the closure at once, not when the queue drains.
+/// slot, so revoking the slot (cancel, replace, shutdown) silences deliveries already queued.
+///
+/// The table lets go of a slot when it revokes it; the deliveries still queued hold it until
+/// the delivery queue has run them, and the observer goes with the last of them, as the
+/// contract allows. The observer is a plain constant and the flag an atomic: a delivery reads
+/// no lock and builds no closure (a closure kept in a generic container is re-wrapped, and
+/// allocated, on every read).
 final class ObserverSlot: Sendable {
-    private let observer: Locked<CountdownObserver?>
+    private let observer: CountdownObserver
+    private let isRevoked = Atomic<Bool>(false)
 
     init(_ observer: @escaping CountdownObserver) {
-        self.observer = Locked(observer)
+        self.observer = observer
     }
 
     func revoke() {
-        observer.withLock { $0 = nil }
+        isRevoked.store(true, ordering: .releasing)
     }
 
-    /// Calls the observer unless the slot was revoked. The lock is not held during the call,
-    /// so the observer may call back into the scheduler.
+    /// Calls the observer unless the slot was revoked. No lock is held during the call, so the
+    /// observer may call back into the scheduler.
     func deliver(_ event: CountdownEvent) {
-        let current = observer.withLock { $0 }
-        current?(event)
-    }
-
-    /// Delivers the countdown's last event and releases the observer.
-    func deliverLast(_ event: CountdownEvent) {
-        let current = observer.withLock { slot -> CountdownObserver? in
-            defer { slot = nil }
-            return slot
-        }
-        current?(event)
+        guard !isRevoked.load(ordering: .acquiring) else { return }
+        observer(event)
     }
 }

@@ -27,26 +27,26 @@ struct TickCount: CountdownProgress {
         return min(max(elapsed, .zero), step)
     }
 
-    func remaining(at now: MonotonicInstant) -> Duration {
-        counted - elapsedInInterval(at: now)
+    func remaining(at now: Moment) -> Duration {
+        counted - elapsedInInterval(at: now.monotonic)
     }
 
     var nextFire: MonotonicInstant { intervalStart + step }
 
     var nextIntervalIsShort: Bool { step < tick }
 
-    mutating func advance(at now: MonotonicInstant, intervals: Int) -> ProgressStep {
+    mutating func advance(at moment: Moment, intervals: Int) -> ProgressStep {
         for _ in 0..<max(intervals, 1) where counted > .zero { counted -= step }
-        intervalStart = now
+        intervalStart = moment.monotonic
         return counted > .zero ? .tick(counted) : .finished
     }
 
-    mutating func pause(at now: MonotonicInstant) {
-        pausedElapsed = elapsedInInterval(at: now)
+    mutating func pause(at now: Moment) {
+        pausedElapsed = elapsedInInterval(at: now.monotonic)
     }
 
-    mutating func resume(at now: MonotonicInstant) {
-        intervalStart = now + (.zero - (pausedElapsed ?? .zero))
+    mutating func resume(at now: Moment) {
+        intervalStart = now.monotonic + (.zero - (pausedElapsed ?? .zero))
         pausedElapsed = nil
     }
 }

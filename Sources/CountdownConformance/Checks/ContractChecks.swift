@@ -26,7 +26,7 @@ enum ContractChecks {
         // A 10 s tick: a first event within 3 s can only be the immediate one.
         let h = try c.makeScheduler(tick: .seconds(10))
         let log = h.recorder()
-        let before = monotonicNow()
+        let before = SystemClocks.monotonic()
         let outcome = try h.scheduler.start(key: "sms", duration: .seconds(60), observer: log.observer)
         c.expect(outcome == .started, "start returned \(outcome), not started")
         guard c.expect(log.wait(timeout: .seconds(3)) { !$0.isEmpty }, "no tick within 3 s of start (tick interval 10 s)"),
@@ -50,7 +50,7 @@ enum ContractChecks {
         let tick = Duration.milliseconds(30), duration = Duration.milliseconds(300)
         let h = try c.makeScheduler(tick: tick)
         let log = h.recorder()
-        let before = monotonicNow()
+        let before = SystemClocks.monotonic()
         try h.scheduler.start(key: "k", duration: duration, observer: log.observer)
         guard c.expect(log.waitForFinish(), "no finish within 10 s of a 300 ms countdown") else { return }
         h.queue.drain()
@@ -80,7 +80,7 @@ enum ContractChecks {
     static func finish(_ c: CheckContext) throws {
         let h = try c.makeScheduler(tick: .milliseconds(100))
         let whole = h.recorder(), partial = h.recorder()
-        let before = monotonicNow()
+        let before = SystemClocks.monotonic()
         try h.scheduler.start(key: "whole", duration: .milliseconds(300), observer: whole.observer)
         // Not a whole number of ticks: the last interval is shorter, and still not early.
         try h.scheduler.start(key: "partial", duration: .milliseconds(250), observer: partial.observer)
@@ -113,14 +113,14 @@ enum ContractChecks {
         let tick = Duration.milliseconds(20), duration = Duration.seconds(4)
         let h = try c.makeScheduler(tick: tick)
         let old = h.recorder(), new = h.recorder()
-        let before = monotonicNow()
+        let before = SystemClocks.monotonic()
         try h.scheduler.start(key: "sms", duration: duration, observer: old.observer)
         // Counted, not slept: the first tick and 24 more mean at least 24 ticks have passed.
         guard c.expect(old.wait { $0.count >= 25 }, "fewer than 25 ticks in 10 s at a 20 ms tick") else { return }
         // On the delivery queue nothing of the old observer's can be in flight.
         let (outcome, oldCount, attachedAt) = try h.queue.queue.sync {
             let outcome = try h.scheduler.start(key: "sms", duration: duration, observer: new.observer)
-            return (outcome, old.count, monotonicNow())
+            return (outcome, old.count, SystemClocks.monotonic())
         }
         guard case .attached(let remaining) = outcome else {
             c.fail("start on a running key returned \(outcome), not attached")
@@ -250,12 +250,12 @@ enum ContractChecks {
         let log = h.recorder()
         c.expect(s.pause(key: "k") == false, "pause of an unknown key returned true")
         c.expect(s.resume(key: "k") == false, "resume of an unknown key returned true")
-        let before = monotonicNow()
+        let before = SystemClocks.monotonic()
         try s.start(key: "k", duration: duration, observer: log.observer)
         c.expect(s.resume(key: "k") == false, "resume of a running countdown returned true")
         _ = log.wait { $0.count >= 10 }
         c.expect(s.pause(key: "k"), "pause of a running countdown returned false")
-        let pausedAfter = monotonicNow()
+        let pausedAfter = SystemClocks.monotonic()
         c.expect(s.pause(key: "k") == false, "pause of a paused countdown returned true")
         h.queue.drain()
         let atPause = log.count
@@ -268,7 +268,7 @@ enum ContractChecks {
         c.expect(log.count == atPause, "\(log.count - atPause) events while paused")
         c.expect(s.remaining(key: "k") == frozen, "remaining moved while paused: \(frozen) then \(String(describing: s.remaining(key: "k")))")
         c.expect(s.activeKeys == ["k"], "activeKeys is \(s.activeKeys) while paused")
-        let resumedBefore = monotonicNow()
+        let resumedBefore = SystemClocks.monotonic()
         c.expect(s.resume(key: "k"), "resume of a paused countdown returned false")
         c.expect(s.resume(key: "k") == false, "a second resume returned true")
         guard c.expect(log.waitForFinish(), "no finish within 10 s of the resume") else { return }
@@ -362,7 +362,7 @@ enum ContractChecks {
         let keys = (0..<16).map { "key\($0)" }
         let logs = Locked<[Recorder]>([])
         let threads = 8, perThread = 150
-        let started = monotonicNow()
+        let started = SystemClocks.monotonic()
         onThreads(threads) { thread in
             var random = SplitMix(seed: c.options.seed &+ UInt64(thread))
             for _ in 0..<perThread {
@@ -379,7 +379,7 @@ enum ContractChecks {
                 }
             }
         }
-        let elapsed = monotonicNow() - started
+        let elapsed = SystemClocks.monotonic() - started
         for key in keys { _ = s.resume(key: key) }
         c.expect(waitUntil(timeout: .seconds(20)) { s.activeCount == 0 }, "\(s.activeCount) countdowns never finished")
         h.queue.drain()

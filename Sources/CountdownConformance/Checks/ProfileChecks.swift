@@ -21,7 +21,7 @@ enum ProfileChecks {
         let forward = h.recorder()
         try h.scheduler.start(key: "forward", duration: duration, observer: forward.observer)
         _ = forward.wait { $0.count >= 3 }
-        let jumpedAt = monotonicNow()
+        let jumpedAt = SystemClocks.monotonic()
         h.wallClock.move(by: .seconds(3600))
         let moved = forward.waitForFinish(timeout: .seconds(2))
         h.wallClock.move(by: .seconds(-3600))
@@ -60,9 +60,9 @@ enum ProfileChecks {
             // ticks holds the delivery queue, as a slow observer on the main queue would. Each
             // other countdown is then measured from a fire the block cannot have delayed.
             guard window.withLock({ $0 == nil }), others.allSatisfy({ $0.count >= 2 }) else { return }
-            let start = monotonicNow()
+            let start = SystemClocks.monotonic()
             settle(block)
-            window.withLock { $0 = (start, monotonicNow()) }
+            window.withLock { $0 = (start, SystemClocks.monotonic()) }
         }
         for (i, log) in others.enumerated() {
             try h.scheduler.start(key: "k\(i)", duration: duration, observer: log.observer)

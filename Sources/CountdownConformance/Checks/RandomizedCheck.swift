@@ -31,7 +31,7 @@ enum RandomizedCheck {
         let operationsPerThread = max(1, c.options.randomizedOperations / threads)
         let maximum = s.profile.maximumDuration
         let collected = Locked<[KeyModel]>([])
-        let started = monotonicNow()
+        let started = SystemClocks.monotonic()
 
         onThreads(threads) { thread in
             var random = SplitMix(seed: seed &+ UInt64(thread) &* 0x9E37)
@@ -46,7 +46,7 @@ enum RandomizedCheck {
             }
             collected.withLock { $0.append(contentsOf: keys) }
         }
-        let elapsed = monotonicNow() - started
+        let elapsed = SystemClocks.monotonic() - started
         let callTime = collected.withLock { $0.reduce(0) { $0 + $1.callNanoseconds } }
         let keys = collected.withLock { $0 }
 
@@ -152,14 +152,14 @@ private final class KeyModel: @unchecked Sendable {
     func perform(operation: Int, duration: Duration, on h: Harness, in c: CheckContext) {
         noteFinish()
         let s = h.scheduler
-        let begin = monotonicNow()
-        defer { callNanoseconds += monotonicNow() - begin }
+        let begin = SystemClocks.monotonic()
+        defer { callNanoseconds += SystemClocks.monotonic() - begin }
         // Whether the countdown certainly still exists is judged at the end of the call: the
         // backend decides somewhere inside it, and a call can take milliseconds on a loaded
         // machine. Before the end, the countdown was certainly there if it cannot have run out.
         let model = countdown
-        var certain: Bool { model.map { !$0.mayHaveFinished(at: monotonicNow()) } ?? false }
-        var why: String { model.map { $0.explain(at: monotonicNow()) } ?? "no countdown" }
+        var certain: Bool { model.map { !$0.mayHaveFinished(at: SystemClocks.monotonic()) } ?? false }
+        var why: String { model.map { $0.explain(at: SystemClocks.monotonic()) } ?? "no countdown" }
         switch operation {
         case 0..<30:
             let recorder = h.recorder()
@@ -213,7 +213,7 @@ private final class KeyModel: @unchecked Sendable {
             countdown = nil
         case 55..<70:
             let paused = s.pause(key: key)
-            let end = monotonicNow()
+            let end = SystemClocks.monotonic()
             guard let model = countdown else {
                 c.expect(!paused, "\(key): pause returned true with no countdown")
                 return
@@ -266,7 +266,7 @@ private final class KeyModel: @unchecked Sendable {
     func resumeIfPaused(on h: Harness, in c: CheckContext) {
         noteFinish()
         guard let model = countdown, let since = model.pausedSince else { return }
-        let begin = monotonicNow()
+        let begin = SystemClocks.monotonic()
         if c.expect(h.scheduler.resume(key: key), "\(key): resume of a paused countdown returned false") {
             model.pausedAtLeast += begin - since
             model.pausedSince = nil

@@ -121,7 +121,7 @@ final class Recorder: Sendable {
 
     var observer: CountdownObserver {
         { [self] event in
-            let at = monotonicNow()
+            let at = SystemClocks.monotonic()
             queue.entering()
             defer { queue.leaving() }
             let record = Record(
@@ -146,9 +146,6 @@ final class Recorder: Sendable {
 
 // MARK: - Time
 
-/// Nanoseconds on CLOCK_MONOTONIC, the clock timers are scheduled on.
-func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
 /// Whole nanoseconds of a duration; zero for a negative one (a backend may report anything).
 func nanoseconds(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 
@@ -161,8 +158,8 @@ let granularity: UInt64 = 1_000_000
 /// Polls `condition` every 2 ms until it holds or `timeout` passes: the watchdog of every wait.
 /// Checks run on threads of their own, so sleeping here blocks nobody else.
 func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
-    let deadline = monotonicNow() + nanoseconds(timeout)
-    while monotonicNow() < deadline {
+    let deadline = SystemClocks.monotonic() + nanoseconds(timeout)
+    while SystemClocks.monotonic() < deadline {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.002)
     }

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Foundation
 import Testing
@@ -14,16 +15,16 @@ import Testing
         #expect(recorder.ticksPerCountdown == 4)
         let start = recorder.begin(0)
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))  // the tick at start
-        Monotonic.sleep(until: start + 11_000_000)
-        let tick1 = Monotonic.now()
+        SystemClocks.sleep(untilMonotonic: start + 11_000_000)
+        let tick1 = SystemClocks.monotonic()
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(40)))
-        let tick1End = Monotonic.now()
+        let tick1End = SystemClocks.monotonic()
         // The timestamp backend's catch-up: remaining says tick 3; tick 2 was skipped.
-        Monotonic.sleep(until: start + 31_000_000)
-        let tick3 = Monotonic.now()
+        SystemClocks.sleep(untilMonotonic: start + 31_000_000)
+        let tick3 = SystemClocks.monotonic()
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(19)))
-        let tick3End = Monotonic.now()
-        Monotonic.sleep(until: start + 51_000_000)
+        let tick3End = SystemClocks.monotonic()
+        SystemClocks.sleep(untilMonotonic: start + 51_000_000)
         recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))
         recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(1)))

@@ -30,7 +30,7 @@ import FoundationXML
         #expect(command.settings.counts == [1, 1000, 10_000])
         #expect(command.settings.tick == .seconds(1) && command.settings.duration == .milliseconds(2500))
         #expect(command.settings.repeats == 2 && command.settings.patterns == [.burst])
-        #expect(command.settings.backends.map(\.description) == ["timestamp(wall)", "timestamp(continuous)"])
+        #expect(command.settings.backends.map(\.description) == ["timestamp(wall)", "timestamp(continuous)", "timestamp(continuous~10ms)"])
         #expect(command.settings.grace == .milliseconds(750))
         #expect(try RunCommand(arguments: ["--quick"]).settings.counts == RunSettings.quick.counts)
     }
@@ -82,7 +82,7 @@ import FoundationXML
         #expect(output.captured?.hasPrefix("backend,starts,n,repeat,") == true, "CSV on stdout")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files == ["README.md", "cpu.svg", "lateness-burst.svg", "lateness-spread.svg", "run.csv", "run.json"])
+        #expect(files == ["README.md", "cpu-per-event.svg", "cpu.svg", "lateness-burst.svg", "lateness-spread.svg", "run.csv", "run.json"])
         let document = try CompareCommand.load(folder.appendingPathComponent("run.json").path)
         // N = 1 runs spread only: 5 backends × (1 + 2) configurations.
         #expect(document.configurations.count == 15)
@@ -121,7 +121,7 @@ import FoundationXML
 
         let readme = try String(contentsOf: folder.appendingPathComponent("README.md"), encoding: .utf8)
         for backend in settings.backends { #expect(readme.contains(backend.description)) }
-        for chart in ["cpu.svg", "lateness-spread.svg"] {
+        for chart in ["cpu.svg", "cpu-per-event.svg", "lateness-spread.svg"] {
             let data = try Data(contentsOf: folder.appendingPathComponent(chart))
             let parser = XMLParser(data: data)
             #expect(parser.parse(), "\(chart) is well-formed XML")

@@ -1,0 +1,48 @@
+/// Events decided under the table's lock, waiting for the delivery queue.
+///
+/// The table decides events into a buffer of its own, and hands the buffer over at the end of
+/// each locked section, in the order the events were decided; the delivery queue takes all
+/// that is pending as one batch. A wake-up that decides a thousand events costs one hop to the
+/// queue, not a thousand, and the delivery queue never waits for the table's lock. Buffers
+/// are swapped, not copied, and reused, so after warm-up no event allocates.
+struct Outbox: ~Copyable {
+    struct Delivery {
+        let slot: ObserverSlot
+        let event: CountdownEvent
+    }
+
+    private var pending: ContiguousArray<Delivery> = []
+    private var spare: ContiguousArray<Delivery> = []
+    /// Whether a drain is queued that will take what is pending.
+    private var drainQueued = false
+
+    /// Takes every delivery in `decided` (leaving it empty, with room). Returns true when the
+    /// caller must queue a drain (none is queued yet).
+    mutating func absorb(_ decided: inout ContiguousArray<Delivery>) -> Bool {
+        if pending.isEmpty {
+            swap(&pending, &decided)
+        } else {
+            pending.append(contentsOf: decided)
+            decided.removeAll(keepingCapacity: true)
+        }
+        guard !drainQueued else { return false }
+        drainQueued = true
+        return true
+    }
+
+    /// Everything pending, in order; what is absorbed from now on needs a new drain.
+    mutating func take() -> ContiguousArray<Delivery> {
+        drainQueued = false
+        let batch = pending
+        pending = spare
+        spare = []
+        return batch
+    }
+
+    /// Gives back a delivered batch's buffer, emptied, for the next one.
+    mutating func recycle(_ buffer: consuming ContiguousArray<Delivery>) {
+        guard buffer.capacity > spare.capacity else { return }
+        buffer.removeAll(keepingCapacity: true)
+        spare = buffer
+    }
+}

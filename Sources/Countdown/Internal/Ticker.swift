@@ -1,0 +1,94 @@
+import CountdownSupport
+import Dispatch
+
+/// The timestamp backend's one timer for every countdown: a ``DueQueue`` of due instants and a
+/// dispatch timer armed for the earliest (plus the tolerance). A wake-up takes everything due,
+/// hands it to the table as one batch under one acquisition of each lock, files again what
+/// continues, re-arms once, and delivers what was decided.
+///
+/// The timer's handler runs on the delivery queue itself, so a wake-up is one thread woken,
+/// not one for the timer and another for the delivery. A slow observer delays the wake-ups as
+/// it delays every delivery, but no countdown loses time: remaining time is read from a clock,
+/// and the wake-up after the stall skips the grid points it missed.
+///
+/// With a tolerance, the timer is armed for the earliest due instant plus the tolerance, and
+/// the wake-up takes everything due by then: events come up to the tolerance late, never
+/// early, and countdowns due within a tolerance of each other share one wake-up (Linux
+/// libdispatch ignores a timer's leeway, so the coalescing is done here).
+final class Ticker: Sendable {
+    private struct State {
+        var queue = DueQueue()
+        /// The instant the timer is armed for; nil when it is not armed.
+        var armedFor: MonotonicInstant?
+        weak var table: KeyedCountdowns<TimestampMechanism>?
+        var isStopped = false
+        /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
+        var batch: [DueItem] = []
+    }
+
+    private let tolerance: Duration
+    private let state = Locked(State())
+    private let timer: OwnedDispatchTimer
+
+    /// - Parameter queue: the delivery queue, where wake-ups run.
+    init(tolerance: Duration, queue: DispatchQueue) {
+        self.tolerance = tolerance
+        let wakeUp = WeakTicker()
+        timer = OwnedDispatchTimer(queue: queue) { wakeUp.ticker?.fireDue() }
+        wakeUp.ticker = self
+        timer.activate()
+    }
+
+    /// Lets the timer's handler reach the ticker without keeping it alive.
+    private final class WeakTicker: @unchecked Sendable {
+        // Written once, in `init`, before the timer can fire.
+        weak var ticker: Ticker?
+    }
+
+    /// The table whose countdowns it drives; set once, before any countdown is armed.
+    func bind(to table: KeyedCountdowns<TimestampMechanism>) {
+        state.withLock { $0.table = table }
+    }
+
+    /// Called with the table's lock held; takes only the ticker's own lock.
+    func schedule(_ item: DueItem) {
+        state.withLock { state in
+            state.queue.insert(item)
+            armIfEarlier(item.due, &state)
+        }
+    }
+
+    func stop() {
+        state.withLock { $0.isStopped = true }
+        timer.cancel()
+    }
+
+    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) {
+        guard !state.isStopped else { return }
+        let wakeUp = due + tolerance
+        if let armed = state.armedFor, armed <= wakeUp { return }
+        state.armedFor = wakeUp
+        timer.schedule(at: wakeUp, repeating: nil)
+    }
+
+    private func fireDue() {
+        let (batch, table) = state.withLock { state in
+            state.armedFor = nil
+            var batch = state.batch
+            state.batch = []
+            state.queue.popDue(at: .now, into: &batch)
+            return (batch, state.table)
+        }
+        guard let table else { return }
+        var continuing = batch
+        // The table's lock is taken once for the whole batch, never with the ticker's held.
+        let decided = table.fire(&continuing)
+        state.withLock { state in
+            for item in continuing { state.queue.insert(item) }
+            continuing.removeAll(keepingCapacity: true)
+            state.batch = continuing
+            if let earliest = state.queue.earliest { armIfEarlier(earliest, &state) }
+        }
+        if decided { table.deliverDecided() }
+    }
+}

@@ -1,0 +1,76 @@
+import Dispatch
+
+/// What every built-in backend shares: the ``CountdownScheduler`` members, answered by one
+/// keyed table, so that a backend's own type holds only its timing mechanism and its options.
+///
+/// Not open: only the package's backends derive from it. A backend of your own conforms to
+/// ``CountdownScheduler`` directly.
+///
+/// `@unchecked Sendable` only because a class that is not final cannot be checked: every stored
+/// property here and in the subclasses is an immutable `let` of a `Sendable` type.
+public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
+    public let profile: CountdownProfile
+    private let table: KeyedTable
+
+    init<Mechanism>(profile: CountdownProfile, table: KeyedCountdowns<Mechanism>) {
+        self.profile = profile
+        self.table = KeyedTable(table)
+    }
+
+    deinit { table.shutdown() }
+
+    public var tickInterval: Duration { table.settings.tickInterval }
+    public var deliveryQueue: DispatchQueue { table.settings.deliveryQueue }
+
+    @discardableResult
+    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try table.start(key, duration, observer)
+    }
+
+    @discardableResult
+    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        table.attach(key, observer)
+    }
+
+    @discardableResult public func cancel(key: String) -> Bool { table.cancel(key) }
+    @discardableResult public func pause(key: String) -> Bool { table.pause(key) }
+    @discardableResult public func resume(key: String) -> Bool { table.resume(key) }
+    public func remaining(key: String) -> Duration? { table.remaining(key) }
+    public var activeKeys: [String] { table.activeKeys() }
+    public var activeCount: Int { table.activeCount() }
+    public func shutdown() { table.shutdown() }
+}
+
+/// ``KeyedCountdowns`` whatever its mechanism, as ``KeyedCountdownScheduler`` calls it: closures
+/// made where the mechanism is known, so that each backend runs its own specialized table (a
+/// protocol existential over the generic table would run the unspecialized one, which looks up
+/// generic metadata on every call).
+struct KeyedTable: Sendable {
+    let settings: SchedulerSettings
+    let start: @Sendable (String, Duration, @escaping CountdownObserver) throws(CountdownError) -> CountdownStart
+    let attach: @Sendable (String, @escaping CountdownObserver) -> Duration?
+    let cancel: @Sendable (String) -> Bool
+    let pause: @Sendable (String) -> Bool
+    let resume: @Sendable (String) -> Bool
+    let remaining: @Sendable (String) -> Duration?
+    let activeKeys: @Sendable () -> [String]
+    let activeCount: @Sendable () -> Int
+    let shutdown: @Sendable () -> Void
+
+    init<Mechanism>(_ table: KeyedCountdowns<Mechanism>) {
+        settings = table.settings
+        start = { (key, duration, observer) throws(CountdownError) in
+            try table.start(key: key, duration: duration, observer: observer)
+        }
+        attach = { table.attach(key: $0, observer: $1) }
+        cancel = { table.cancel(key: $0) }
+        pause = { table.pause(key: $0) }
+        resume = { table.resume(key: $0) }
+        remaining = { table.remaining(key: $0) }
+        activeKeys = { table.activeKeys }
+        activeCount = { table.activeCount }
+        shutdown = { table.shutdown() }
+    }
+}

@@ -1,0 +1,101 @@
+import CountdownSupport
+import Dispatch
+import Testing
+
+@testable import Countdown
+@testable import CountdownConformance
+
+/// The recommended backend's engine: its due queue, its tolerance, its batches.
+@Suite("Timestamp engine", .dedicatedThread, .timeLimit(.minutes(2)))
+struct TimestampEngineTests {
+    @Test("the due queue pops in due order, every item once, whatever the order of inserts")
+    func dueQueuePopsInOrder() {
+        var generator = SplitMix(seed: 42)
+        var queue = DueQueue()
+        var expected: [UInt64] = []
+        for index in 0..<5_000 {
+            let due = generator.next() % 1_000_000
+            queue.insert(DueItem(due: MonotonicInstant(nanoseconds: due), index: UInt32(index), arm: 1))
+            expected.append(due)
+        }
+        var popped: [DueItem] = []
+        // Pops in several steps, with inserts after the first, as a ticker does.
+        queue.popDue(at: MonotonicInstant(nanoseconds: 250_000), into: &popped)
+        #expect(popped.allSatisfy { $0.due.nanoseconds <= 250_000 })
+        for index in 5_000..<5_500 {
+            let due = 250_001 + generator.next() % 750_000
+            queue.insert(DueItem(due: MonotonicInstant(nanoseconds: due), index: UInt32(index), arm: 1))
+            expected.append(due)
+        }
+        queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped)
+        #expect(queue.count == 0 && queue.earliest == nil)
+        #expect(popped.map(\.due.nanoseconds) == expected.sorted())
+        #expect(Set(popped.map(\.index)).count == expected.count)
+    }
+
+    @Test("a tolerance is declared in the profile; one out of range is refused with a typed error")
+    func toleranceIsDeclaredAndChecked() throws {
+        let scheduler = try TimestampScheduler(tickInterval: .milliseconds(100), tolerance: .milliseconds(10))
+        defer { scheduler.shutdown() }
+        #expect(scheduler.profile.tolerance == .milliseconds(10))
+        #expect(scheduler.profile.displayName == "timestamp(wall~10ms)")
+        #expect(try TimestampScheduler().profile.tolerance == .zero)
+        for refused in [Duration.milliseconds(-1), .milliseconds(100), .seconds(1)] {
+            #expect(throws: CountdownError.self, "tolerance \(refused)") {
+                try TimestampScheduler(tickInterval: .milliseconds(100), tolerance: refused)
+            }
+        }
+        // The catalogue's option fits a short tick: half the tick, and says so.
+        let short = try CountdownBackend.timestamp(.continuous, tolerance: .milliseconds(10))
+            .makeScheduler(.init(tickInterval: .milliseconds(8)))
+        defer { short.shutdown() }
+        #expect(short.profile.tolerance == .milliseconds(4))
+    }
+
+    @Test("with a tolerance, no tick and no finish comes before its time")
+    func toleranceNeverMakesAnEventEarly() throws {
+        let tick = Duration.milliseconds(20), duration = Duration.milliseconds(250)
+        let scheduler = try TimestampScheduler(
+            tickInterval: tick, clock: .continuous, tolerance: .milliseconds(15))
+        defer { scheduler.shutdown() }
+        var logs: [(start: UInt64, log: Recorder)] = []
+        for index in 0..<40 {
+            let log = recorder()
+            let start = SystemClocks.monotonic()
+            try scheduler.start(key: "k\(index)", duration: duration, observer: log.observer)
+            logs.append((start, log))
+            settle(.milliseconds(1))
+        }
+        for (start, log) in logs {
+            #expect(log.waitForFinish(), "a countdown never finished")
+            let records = log.all
+            expectWellFormed(records)
+            for record in records.dropFirst() {
+                // Remaining names the grid point: never before start + (duration − remaining).
+                let due = start + nanoseconds(duration - record.event.remaining)
+                #expect(record.at + granularity >= due, "\(record.event) came \(Double(due - record.at) / 1e6) ms early")
+            }
+        }
+    }
+
+    @Test("a place reused by a new countdown is not driven by the old one's timer")
+    func reusedPlacesIgnoreStaleTimers() throws {
+        let scheduler = try TimestampScheduler(tickInterval: .milliseconds(50), clock: .continuous)
+        defer { scheduler.shutdown() }
+        // Each cancel leaves a queued due item behind; the next start takes the same place.
+        for round in 0..<20 {
+            try scheduler.start(key: "old\(round)", duration: .seconds(5)) { _ in }
+            #expect(scheduler.cancel(key: "old\(round)"))
+        }
+        let log = recorder()
+        let start = SystemClocks.monotonic()
+        try scheduler.start(key: "new", duration: .milliseconds(300), observer: log.observer)
+        #expect(log.waitForFinish())
+        let records = log.all
+        expectWellFormed(records)
+        #expect(records.count <= 7, "stale timers drove extra events: \(records.map(\.event))")
+        let finish = try #require(records.last)
+        #expect(finish.at + granularity >= start + 300_000_000, "finished early")
+        #expect(scheduler.activeCount == 0)
+    }
+}
