@@ -5,8 +5,8 @@ import Dispatch
 /// resume, validation, and delivery on the scheduler's serial queue. A backend adds only its
 /// timing ``CountdownMechanism``.
 ///
-/// Countdowns live in a slab: a countdown is a place (an integer) in one array, found from its
-/// key through one dictionary, and timers name it by place, never by key, so a fire costs no
+/// Countdowns live in a slab: a countdown is a place (an integer) in chunked arrays, found from
+/// its key through a sharded dictionary, and timers name it by place, never by key, so a fire costs no
 /// hashing. Freed places are reused; a place's `serial` and `arm` outlive its occupants, so a
 /// timer of an earlier occupant is recognised as stale.
 ///
@@ -31,12 +31,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// The slab, one array per field (a place's index is the same in each), so that a fire
     /// reads and writes only the fields it needs, each a concrete type.
     private struct State: ~Copyable {
-        var indexByKey: [String: UInt32] = [:]
-        var places: [Place] = []
-        var keys: [String] = []
-        var slots: [ObserverSlot?] = []
-        var progresses: [Mechanism.Progress] = []
-        var handles: [Mechanism.Handle?] = []
+        var indexByKey = KeyIndex()
+        var places = ChunkedArray<Place>()
+        var keys = ChunkedArray<String>()
+        var slots = ChunkedArray<ObserverSlot?>()
+        var progresses = ChunkedArray<Mechanism.Progress>()
+        var handles = ChunkedArray<Mechanism.Handle?>()
         var freePlaces: [UInt32] = []
         /// Events decided in the current locked section, for the outbox.
         var decided: ContiguousArray<Outbox.Delivery> = []
@@ -54,6 +54,13 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             indexByKey[key].map(Int.init)
         }
 
+        /// One probe of the dictionary: the place of the countdown under `key`, or nil after
+        /// entering `key` for the place ``occupy(key:slot:progress:)`` takes next.
+        mutating func placeOrReserve(_ key: String) -> Int? {
+            indexByKey.valueOrInsert(key, freePlaces.last ?? UInt32(places.count)).map(Int.init)
+        }
+
+        /// Occupies the place ``placeOrReserve(_:)`` entered `key` for.
         mutating func occupy(key: String, slot: ObserverSlot, progress: Mechanism.Progress) -> CountdownID {
             let index: Int
             if let free = freePlaces.popLast() {
@@ -73,13 +80,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             places[index].isPaused = false
             places[index].serial &+= 1
             places[index].arm &+= 1
-            indexByKey[key] = UInt32(index)
             return id(of: index)
         }
 
         /// Empties the place, and returns what the countdown held; every id that named the
-        /// place becomes stale.
-        mutating func vacate(_ index: Int) -> (key: String, slot: ObserverSlot, handle: Mechanism.Handle?) {
+        /// place becomes stale. `keyRemoved`: the caller already took the key out of the index.
+        mutating func vacate(_ index: Int, keyRemoved: Bool = false) -> (key: String, slot: ObserverSlot, handle: Mechanism.Handle?) {
             let key = keys[index]
             let slot = slots[index].take()!
             let handle = handles[index].take()
@@ -87,7 +93,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             places[index].isOccupied = false
             places[index].serial &+= 1
             places[index].arm &+= 1
-            indexByKey[key] = nil
+            if !keyRemoved { indexByKey.removeValue(forKey: key) }
             freePlaces.append(UInt32(index))
             return (key, slot, handle)
         }
@@ -126,10 +132,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         let (result, drain) = try state.withLock { state throws(CountdownError) -> (CountdownStart, Bool) in
             let now = mechanism.now()
             guard !state.isShutDown else { throw .shutDown }
-            if let remaining = attach(key: key, observer: observer, at: now, in: &state) {
+            if let index = state.placeOrReserve(key) {
+                let remaining = attach(at: index, observer: observer, at: now, in: &state)
                 return (.attached(remaining: remaining), flush(&state))
             }
-            if let capacity = settings.capacity, state.indexByKey.count >= capacity {
+            if let capacity = settings.capacity, state.indexByKey.count > capacity {
+                state.indexByKey.removeValue(forKey: key)
                 throw .capacityExceeded(capacity: capacity)
             }
             let progress = mechanism.makeProgress(duration: duration, at: now)
@@ -153,8 +161,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
 
     func cancel(key: String) -> Bool {
         state.withLock { state in
-            guard let index = state.place(of: key) else { return false }
-            let (_, slot, handle) = state.vacate(index)
+            guard let index = state.indexByKey.removeValue(forKey: key) else { return false }
+            let (_, slot, handle) = state.vacate(Int(index), keyRemoved: true)
             retire(slot, handle)
             return true
         }
@@ -193,7 +201,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     var activeKeys: [String] {
-        state.withLock { Array($0.indexByKey.keys) }
+        state.withLock { $0.indexByKey.keys }
     }
 
     var activeCount: Int {
@@ -209,13 +217,13 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 let (_, slot, handle) = state.vacate(index)
                 retire(slot, disarm ? handle : nil)
             }
-            state.places = []
-            state.keys = []
-            state.slots = []
-            state.progresses = []
-            state.handles = []
+            state.places.removeAll()
+            state.keys.removeAll()
+            state.slots.removeAll()
+            state.progresses.removeAll()
+            state.handles.removeAll()
             state.freePlaces = []
-            state.indexByKey = [:]
+            state.indexByKey = KeyIndex()
             return true
         }
         if first { mechanism.shutdown() }
@@ -265,12 +273,6 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
     }
 
-    /// Delivers every event decided so far, here and now; only on the delivery queue.
-    func deliverDecided() {
-        dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
-        drain()
-    }
-
     enum WorkerStep: Equatable {
         case sleep(until: MonotonicInstant)
         case waitForResume
@@ -307,6 +309,13 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         key: String, observer: @escaping CountdownObserver, at now: Moment, in state: inout State
     ) -> Duration? {
         guard let index = state.place(of: key) else { return nil }
+        return attach(at: index, observer: observer, at: now, in: &state)
+    }
+
+    private func attach(
+        at index: Int, observer: @escaping CountdownObserver, at now: Moment, in state: inout State
+    ) -> Duration {
+        let key = state.keys[index]
         state.slots[index]!.revoke()
         let slot = ObserverSlot(observer)
         state.slots[index] = slot
@@ -353,14 +362,46 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     // MARK: - Delivery (on the delivery queue)
 
     private func queueDrain() {
-        settings.deliveryQueue.async { [self] in drain() }
+        settings.deliveryQueue.async { [self] in drain(lingering: true) }
     }
 
-    /// Delivers everything decided so far, in order. A slot revoked meanwhile (cancel, attach,
-    /// shutdown) stays silent.
-    private func drain() {
-        let batch = outbox.withLock { $0.take() }
-        for delivery in batch { delivery.slot.deliver(delivery.event) }
-        outbox.withLock { $0.recycle(batch) }
+    /// Delivers every event decided so far, here and now; only on the delivery queue.
+    func deliverDecided() {
+        dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
+        drain(lingering: false)
+    }
+
+    /// How long a drain in a dense stream of events looks again before it ends: waking the
+    /// delivery queue's thread costs more than this at the rates where a drain is queued again
+    /// within this long after the last one ended (above 100 000 events a second).
+    private static var linger: UInt64 { 10_000 }
+
+    /// Delivers everything decided so far, in order, and what is decided while it runs, until
+    /// nothing is left. A slot revoked meanwhile (cancel, attach, shutdown) stays silent.
+    ///
+    /// `lingering`: when this drain was queued within ``linger`` of the last one's end, it
+    /// looks again for that long before it ends, so that a dense stream of events (a million
+    /// starts in a second) costs no thread wake-up per event.
+    private func drain(lingering: Bool) {
+        let began = SystemClocks.monotonic()
+        var (batch, dense) = outbox.withLock { outbox in
+            (outbox.take(staying: lingering), began &- outbox.lastDrainEnd < Self.linger)
+        }
+        var idleSince: UInt64?
+        while true {
+            if !batch.isEmpty {
+                for delivery in batch { delivery.slot.deliver(delivery.event) }
+                idleSince = nil
+            } else if lingering && dense {
+                let now = SystemClocks.monotonic()
+                if now &- (idleSince ?? now) >= Self.linger { dense = false }
+                if idleSince == nil { idleSince = now }
+            } else {
+                outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
+                return
+            }
+            let staying = lingering && dense
+            batch = outbox.withLock { $0.take(returning: batch, staying: staying) }
+        }
     }
 }

@@ -30,19 +30,26 @@ struct Outbox: ~Copyable {
         return true
     }
 
-    /// Everything pending, in order; what is absorbed from now on needs a new drain.
-    mutating func take() -> ContiguousArray<Delivery> {
-        drainQueued = false
+    /// Everything pending, in order, for the drain that is running, after taking back the
+    /// buffer of the batch it delivered last. While events keep coming the drain stays queued,
+    /// so appends in the meantime queue no second hop. With nothing pending, `staying` keeps
+    /// the drain queued (it lingers and will look again); otherwise the drain ends, and the
+    /// next absorb queues a new one.
+    mutating func take(returning delivered: consuming ContiguousArray<Delivery> = [], staying: Bool = false)
+        -> ContiguousArray<Delivery>
+    {
+        if delivered.capacity > spare.capacity {
+            delivered.removeAll(keepingCapacity: true)
+            spare = delivered
+        }
+        if pending.isEmpty && !staying { drainQueued = false }
         let batch = pending
         pending = spare
         spare = []
         return batch
     }
 
-    /// Gives back a delivered batch's buffer, emptied, for the next one.
-    mutating func recycle(_ buffer: consuming ContiguousArray<Delivery>) {
-        guard buffer.capacity > spare.capacity else { return }
-        buffer.removeAll(keepingCapacity: true)
-        spare = buffer
-    }
+    /// When the last drain ended, to tell a dense stream of events (a drain queued again at
+    /// once) from a sparse one.
+    var lastDrainEnd: UInt64 = 0
 }
