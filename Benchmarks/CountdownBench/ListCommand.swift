@@ -54,8 +54,8 @@ struct ListCommand {
         for p in profiles {
             table.add([
                 p.displayName, p.suspension.rawValue, p.wallClockJump.rawValue, p.drift.rawValue,
-                p.slowObserver.rawValue, p.capacity.map(String.init) ?? "unlimited", Self.durationText(p.maximumDuration),
-                p.tolerance == .zero ? "none" : ReportFormat.seconds(p.tolerance),
+                p.slowObserver.rawValue, p.capacity.map(String.init) ?? "unlimited", p.maximumDuration.text,
+                p.tolerance == .zero ? "none" : p.tolerance.text,
             ])
         }
         var out = table.render()
@@ -70,13 +70,6 @@ struct ListCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(records), as: UTF8.self) + "\n"
-    }
-
-    static func durationText(_ d: Duration) -> String {
-        let seconds = d.components.seconds
-        if seconds % 86_400 == 0 { return "\(seconds / 86_400) d" }
-        if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
-        return "\(seconds) s"
     }
 }
 

@@ -34,7 +34,7 @@ struct RunCommand {
           --no-progress         No progress on stderr.
           --allow-debug         Measure even in a debug build (its figures mean little).
 
-        The default sweep takes about 4 minutes here. Figures are Linux figures.
+        The default sweep takes about 4 minutes on a 2-core machine. Figures are Linux figures.
         EXIT STATUS: 0 measured; 1 an error; 2 bad arguments.
         """
 
@@ -68,10 +68,10 @@ struct RunCommand {
         outputDirectory = try args.value("--output")
         try args.finish()
         guard settings.tick >= CountdownLimits.minimumTickInterval else {
-            throw UsageError("--tick must be at least 1ms, not \(ReportFormat.seconds(settings.tick))")
+            throw UsageError("--tick must be at least 1ms, not \(settings.tick.text)")
         }
         guard settings.duration <= .seconds(120) else {
-            throw UsageError("--duration must be at most 120s (the operation-queue backend's maximum), not \(ReportFormat.seconds(settings.duration))")
+            throw UsageError("--duration must be at most 120s (the operation-queue backend's maximum), not \(settings.duration.text)")
         }
         self.settings = settings
     }

@@ -23,13 +23,13 @@ public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
         case .emptyKey:
             "the key is empty"
         case .nonPositiveDuration(let d):
-            "the duration \(d.countdownText) is not positive"
+            "the duration \(d.text) is not positive"
         case .durationAboveMaximum(let d, let maximum):
-            "the duration \(d.countdownText) exceeds this backend's maximum of \(maximum.countdownText)"
+            "the duration \(d.text) exceeds this backend's maximum of \(maximum.text)"
         case .nonPositiveTickInterval(let t):
-            "the tick interval \(t.countdownText) is not positive"
+            "the tick interval \(t.text) is not positive"
         case .tickIntervalTooShort(let t, let minimum):
-            "the tick interval \(t.countdownText) is below the minimum of \(minimum.countdownText)"
+            "the tick interval \(t.text) is below the minimum of \(minimum.text)"
         case .capacityExceeded(let capacity):
             "this backend already runs its declared capacity of \(capacity) countdowns"
         case .invalidConfiguration(let why):

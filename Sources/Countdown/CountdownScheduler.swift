@@ -55,7 +55,7 @@ import Dispatch
 ///
 /// What tells the strategies apart — suspension, wall-clock jumps, drift, head-of-line
 /// blocking, capacity and cost — is declared in ``profile`` and measured by
-/// `countdown-bench`, not required here.
+/// `countdown-bench`, not required by this protocol.
 public protocol CountdownScheduler: AnyObject, Sendable {
     /// What this backend declares about itself.
     var profile: CountdownProfile { get }

@@ -7,7 +7,7 @@ import Dispatch
 /// ``CountdownScheduler`` directly.
 ///
 /// `@unchecked Sendable` only because a class that is not final cannot be checked: every stored
-/// property here and in the subclasses is an immutable `let` of a `Sendable` type.
+/// property of this class and of its subclasses is an immutable `let` of a `Sendable` type.
 public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     public let profile: CountdownProfile
     private let table: KeyedTable

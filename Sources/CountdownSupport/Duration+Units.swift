@@ -6,7 +6,7 @@ extension Duration {
         return Double(s) + Double(attoseconds) * 1e-18
     }
 
-    /// Whole nanoseconds, saturating; the resolution every clock here works in.
+    /// Whole nanoseconds, saturating; the resolution every clock of the package works in.
     @inlinable
     public var nanoseconds: Int64 {
         let (s, attoseconds) = components

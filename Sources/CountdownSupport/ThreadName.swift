@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Not `Thread.current.name`: corelibs applies that only once the `Thread` object holds its
 /// pthread handle, which `start()` stores after `pthread_create` returns, so a new thread that
-/// names itself at once is often left with its creator's name (seen here under load).
+/// names itself at once is often left with its creator's name (seen on Linux under load).
 package func nameCurrentThread(_ name: String) {
     #if os(Linux)
     // Swift's Glibc module does not export pthread_setname_np (a GNU extension): look it up.

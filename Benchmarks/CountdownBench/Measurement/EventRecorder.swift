@@ -4,7 +4,7 @@ import Synchronization
 
 /// Records the events of one run: for each countdown, when its start was called and which
 /// ticks have arrived; for each event, its lateness against the ideal schedule,
-/// start + k·T for tick k and start + D for the finish (DESIGN.md §Measuring).
+/// start + k·T for tick k and start + D for the finish.
 ///
 /// Which tick an event is: the k-th tick after the start, unless its remaining time says a
 /// later one (the timestamp backend skips the grid points a stall made it miss, and its
@@ -70,7 +70,7 @@ final class EventRecorder: @unchecked Sendable {
         finished.deallocate()
     }
 
-    /// Called just before countdown `index`'s `start`: its ideal schedule begins here.
+    /// Called just before countdown `index`'s `start`: its ideal schedule begins at this call.
     func begin(_ index: Int) -> UInt64 {
         let now = SystemClocks.monotonic()
         starts[index] = now

@@ -4,13 +4,8 @@ import Foundation
 /// How figures are written in every report: three significant digits, the unit that keeps
 /// them readable, "≥" for a lower bound.
 enum ReportFormat {
-    static func milliseconds(_ ms: Double) -> String {
-        if ms >= 1000 { return significant(ms / 1000) + " s" }
-        if ms >= 1 || ms == 0 { return significant(ms) + " ms" }
-        return significant(ms * 1000) + " µs"
-    }
-
-    static func seconds(_ duration: Duration) -> String { milliseconds(duration.seconds * 1000) }
+    /// A figure kept in milliseconds, as ``DurationText`` writes durations.
+    static func milliseconds(_ ms: Double) -> String { DurationText.nanoseconds(ms * 1e6) }
 
     /// A power of ten of milliseconds, for a chart's axis: 10 µs, 1 ms, 100 ms, 10 s.
     static func decade(milliseconds ms: Double) -> String {
@@ -41,16 +36,7 @@ enum ReportFormat {
         }
     }
 
-    /// Three significant digits, no exponent: 0.0712, 1.23, 12.3, 123, 12300.
-    static func significant(_ value: Double) -> String {
-        let magnitude = abs(value)
-        if magnitude == 0 { return "0" }
-        if magnitude >= 100 { return String(format: "%.0f", value) }
-        if magnitude >= 10 { return String(format: "%.1f", value) }
-        if magnitude >= 1 { return String(format: "%.2f", value) }
-        let decimals = min(6, 2 - Int(floor(log10(magnitude))))
-        return String(format: "%.\(decimals)f", value)
-    }
+    static func significant(_ value: Double) -> String { DurationText.significant(value) }
 
     static func count(_ n: Int) -> String {
         var digits = String(n)

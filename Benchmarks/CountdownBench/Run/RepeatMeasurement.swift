@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 
 /// One repeat of one configuration, turned into figures: the run, the start/cancel probe
@@ -90,7 +91,7 @@ struct RepeatMeasurement {
     ) -> String {
         var parts: [String] = []
         if c.hitTimeLimit || c.notStarted > 0 {
-            let limit = ReportFormat.seconds(settings.timeLimit(for: pattern))
+            let limit = (settings.timeLimit(for: pattern)).text
             parts.append("time limit \(limit): \(c.finished) of \(c.countdowns) finished")
             if c.notStarted > 0 { parts.append("\(c.notStarted) never started (start calls took \(ReportFormat.milliseconds(c.startPhaseMs)))") }
             if let late = figures[Figure.lateStarts.name], late >= 0.5 {

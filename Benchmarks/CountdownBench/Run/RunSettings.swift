@@ -19,7 +19,7 @@ struct RunSettings: Sendable {
     var churnSamples = 1000
     var churnFillLimit: Duration = .seconds(10)
 
-    /// `--quick`: a smoke run for CI, under 30 s here.
+    /// `--quick`: a smoke run for CI, under 30 s on a 2-core machine.
     static var quick: RunSettings {
         var settings = RunSettings()
         settings.counts = [10, 1_000]

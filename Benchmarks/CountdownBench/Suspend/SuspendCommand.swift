@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 import Foundation
 
@@ -130,7 +131,7 @@ struct SuspendCommand {
                 "\(r.lostFinishes)/\(r.doubledFinishes)", r.asDeclared ? "yes" : "NO", r.verdict,
             ])
         }
-        return "tick \(ReportFormat.seconds(tick)), countdowns of \(ReportFormat.seconds(duration)), frozen (or the wall clock moved) \(Int(freezeAfterMs)) ms after the start; "
+        return "tick \(tick.text), countdowns of \(duration.text), frozen (or the wall clock moved) \(Int(freezeAfterMs)) ms after the start; "
             + "finish error against start + duration (moved by the pause, when paused)\n\n" + table.render()
     }
 

@@ -35,7 +35,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler {
             deliveryQueue: deliveryQueue, label: "countdown.timestamp")
         guard tolerance >= .zero, tolerance < tickInterval else {
             throw .invalidConfiguration(
-                "the tolerance \(tolerance.countdownText) is not between zero and the tick interval \(tickInterval.countdownText)")
+                "the tolerance \(tolerance.text) is not between zero and the tick interval \(tickInterval.text)")
         }
         table = KeyedCountdowns(
             settings: settings,
@@ -57,7 +57,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler {
 
     /// `wall`, `continuous`, or with a tolerance `continuous~10ms`.
     static func variant(clock: CountdownClock, tolerance: Duration) -> String {
-        tolerance == .zero ? clock.name : "\(clock.name)~\(tolerance.countdownText.filter { $0 != " " })"
+        tolerance == .zero ? clock.name : "\(clock.name)~\(tolerance.text.filter { $0 != " " })"
     }
 
     /// The clock remaining time is read from.

@@ -357,7 +357,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         settings.deliveryQueue.async { [self] in drain(lingering: true) }
     }
 
-    /// Delivers every event decided so far, here and now; only on the delivery queue.
+    /// Delivers every event decided so far, at once; only on the delivery queue.
     func deliverDecided() {
         dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
         drain(lingering: false)

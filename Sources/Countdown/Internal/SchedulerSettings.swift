@@ -20,12 +20,12 @@ struct SchedulerSettings: Sendable {
             throw .tickIntervalTooShort(tickInterval, minimum: CountdownLimits.minimumTickInterval)
         }
         guard maximumDuration > .zero else {
-            throw .invalidConfiguration("the maximum duration \(maximumDuration.countdownText) is not positive")
+            throw .invalidConfiguration("the maximum duration \(maximumDuration.text) is not positive")
         }
         // Deadlines are kept in nanoseconds of uptime; a century keeps them far from overflow.
         let century = Duration.seconds(100 * 365 * 24 * 3600)
         guard maximumDuration <= century else {
-            throw .invalidConfiguration("the maximum duration \(maximumDuration.countdownText) exceeds a century")
+            throw .invalidConfiguration("the maximum duration \(maximumDuration.text) exceeds a century")
         }
         if let capacity, capacity < 1 {
             throw .invalidConfiguration("the capacity \(capacity) is below one")

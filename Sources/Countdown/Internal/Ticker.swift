@@ -14,7 +14,7 @@ import Dispatch
 /// With a tolerance, the timer is armed for the earliest due instant plus the tolerance, and
 /// the wake-up takes everything due by then: events come up to the tolerance late, never
 /// early, and countdowns due within a tolerance of each other share one wake-up (Linux
-/// libdispatch ignores a timer's leeway, so the coalescing is done here).
+/// libdispatch ignores a timer's leeway, so the ticker coalesces by itself).
 final class Ticker: Sendable {
     private struct State {
         var queue = DueQueue()

@@ -32,7 +32,7 @@ enum ContractChecks {
         guard c.expect(log.wait(timeout: .seconds(3)) { !$0.isEmpty }, "no tick within 3 s of start (tick interval 10 s)"),
               let first = log.all.first
         else { return }
-        c.figure("first tick \(milliseconds(first.at - before)) after start")
+        c.figure("first tick \(DurationText.nanoseconds(Double(first.at - before))) after start")
         c.expect(first.event == CountdownEvent(key: "sms", kind: .tick, remaining: .seconds(60)),
                  "the first event is \(EventRules.describe(first.event)), not tick(60 s)")
         c.expect(first.onDeliveryQueue, "the first tick did not run on the delivery queue")
@@ -65,7 +65,7 @@ enum ContractChecks {
         }
         let intervals = zip(ticks.dropFirst(), ticks.dropFirst(2)).map { Int64($1.at) - Int64($0.at) }
         if let worst = intervals.map({ abs($0 - Int64(nanoseconds(tick))) }).max() {
-            c.figure("\(ticks.count) ticks; worst interval error \(milliseconds(worst))")
+            c.figure("\(ticks.count) ticks; worst interval error \(DurationText.nanoseconds(Double(worst)))")
         }
         if h.scheduler.profile.suspension == .finishesLateByFreeze {
             // A counting backend counts every fire: ten ticks, a whole tick apart, whatever the load.
@@ -96,8 +96,8 @@ enum ContractChecks {
             if let finish = log.finishes.first {
                 let deadline = before + UInt64(ms) * 1_000_000
                 c.expect(finish.at + granularity >= deadline,
-                         "\(key): finished \(milliseconds(deadline - finish.at)) before the deadline")
-                errors.append("\(key) \(milliseconds(Int64(finish.at) - Int64(deadline)))")
+                         "\(key): finished \(DurationText.nanoseconds(Double(deadline - finish.at))) before the deadline")
+                errors.append("\(key) \(DurationText.nanoseconds(Double(Int64(finish.at) - Int64(deadline))))")
             }
             c.expect(h.scheduler.remaining(key: key) == nil, "\(key): remaining(key:) is not nil after the finish")
         }
@@ -150,7 +150,7 @@ enum ContractChecks {
         if let first = new.all.first {
             c.expect(first.event == CountdownEvent(key: "sms", kind: .tick, remaining: remaining),
                      "the attached observer's first event is \(EventRules.describe(first.event)), not tick(\(remaining))")
-            c.expect(first.at - attachedAt < 3_000_000_000, "the attach tick came \(milliseconds(first.at - attachedAt)) after the attach")
+            c.expect(first.at - attachedAt < 3_000_000_000, "the attach tick came \(DurationText.nanoseconds(Double(first.at - attachedAt))) after the attach")
         }
         EventRules.wellFormed(new.all, "attached", in: c)
         c.expect(new.finishes.count == 1, "the attached observer heard \(new.finishes.count) finishes")
@@ -284,8 +284,8 @@ enum ContractChecks {
         if let finish = log.finishes.first {
             let deadline = before + nanoseconds(duration) + pausedAtLeast
             c.expect(finish.at + granularity >= deadline,
-                     "finished \(milliseconds(deadline - finish.at)) before the deadline moved by the pause")
-            c.figure("paused \(milliseconds(pausedAtLeast)); finished \(milliseconds(Int64(finish.at) - Int64(deadline))) after the moved deadline")
+                     "finished \(DurationText.nanoseconds(Double(deadline - finish.at))) before the deadline moved by the pause")
+            c.figure("paused \(DurationText.nanoseconds(Double(pausedAtLeast))); finished \(DurationText.nanoseconds(Double(Int64(finish.at) - Int64(deadline)))) after the moved deadline")
         }
     }
 
@@ -386,7 +386,7 @@ enum ContractChecks {
         let all = logs.withLock { $0 }
         for (i, log) in all.enumerated() { EventRules.wellFormed(log.all, "observer \(i)", in: c) }
         c.expect(all.contains { !$0.finishes.isEmpty }, "no countdown finished")
-        c.figure("\(threads * perThread) calls from \(threads) threads in \(milliseconds(elapsed))")
+        c.figure("\(threads * perThread) calls from \(threads) threads in \(DurationText.nanoseconds(Double(elapsed)))")
     }
 
     static func delivery(_ c: CheckContext) throws {

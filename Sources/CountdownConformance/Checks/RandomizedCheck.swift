@@ -90,8 +90,8 @@ private final class CountdownModel {
     /// For failure messages: where the model stood.
     func explain(at now: UInt64) -> String {
         let left = Int64(earliestFinish) - Int64(now)
-        return "started \(milliseconds(now - startBegin)) before for \(duration), paused at least \(milliseconds(pausedAtLeast))"
-            + (isPaused ? ", paused now" : ", \(milliseconds(left)) before its earliest finish")
+        return "started \(DurationText.nanoseconds(Double(now - startBegin))) before for \(duration), paused at least \(DurationText.nanoseconds(Double(pausedAtLeast)))"
+            + (isPaused ? ", paused now" : ", \(DurationText.nanoseconds(Double(left))) before its earliest finish")
     }
 
     /// Could it have finished by `now`? Only if running and past its earliest finish.
@@ -307,7 +307,7 @@ private final class KeyModel: @unchecked Sendable {
                let model = observer.countdown, !model.timingUnknown
             {
                 c.expect(finish.at + granularity >= model.earliestFinish,
-                         "\(label): finished \(milliseconds(model.earliestFinish - finish.at)) before the deadline")
+                         "\(label): finished \(DurationText.nanoseconds(Double(model.earliestFinish - finish.at))) before the deadline")
             }
         }
         return finishes

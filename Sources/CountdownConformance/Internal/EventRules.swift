@@ -1,3 +1,4 @@
+import CountdownSupport
 import Countdown
 
 /// Rules every observer's event list obeys, whatever happened around it.
@@ -30,7 +31,7 @@ enum EventRules {
         for record in ticks where record.event.kind == .tick {
             let due = start + nanoseconds(duration - record.event.remaining)
             c.expect(record.at + granularity >= due,
-                     "\(label): a tick carrying \(record.event.remaining) came \(milliseconds(due - record.at)) early")
+                     "\(label): a tick carrying \(record.event.remaining) came \(DurationText.nanoseconds(Double(due - record.at))) early")
         }
     }
 

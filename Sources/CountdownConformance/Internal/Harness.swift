@@ -149,14 +149,12 @@ final class Recorder: Sendable {
 /// Whole nanoseconds of a duration; zero for a negative one (a backend may report anything).
 func nanoseconds(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 
-func milliseconds(_ ns: UInt64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
-func milliseconds(_ ns: Int64) -> String { String(format: "%.3f ms", Double(ns) / 1e6) }
 
 /// Allowed for clock granularity in "never before" comparisons, and for nothing else.
 let granularity: UInt64 = 1_000_000
 
 /// Polls `condition` every 2 ms until it holds or `timeout` passes: the watchdog of every wait.
-/// Checks run on threads of their own, so sleeping here blocks nobody else.
+/// Checks run on threads of their own, so a check that sleeps blocks nobody else.
 func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
     let deadline = SystemClocks.monotonic() + nanoseconds(timeout)
     while SystemClocks.monotonic() < deadline {
