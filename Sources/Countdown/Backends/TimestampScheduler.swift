@@ -99,5 +99,8 @@ struct TimestampMechanism: CountdownMechanism {
     /// Nothing to release: the queued item pops at its time and is found stale.
     func disarm(_ handle: Void) {}
 
+    /// Its wake-ups run on the delivery queue, so a lingering drain takes no core from them.
+    var deliveryMayLinger: Bool { true }
+
     func shutdown() { ticker.stop() }
 }

@@ -11,8 +11,9 @@ struct ChunkedArray<Element> {
 
     var indices: Range<Int> { 0..<count }
 
+    /// Borrowed, not copied: reading one field of an element retains none of the others.
     subscript(index: Int) -> Element {
-        get { chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] }
+        _read { yield chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] }
         _modify { yield &chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] }
     }
 

@@ -57,6 +57,11 @@ protocol CountdownMechanism: Sendable {
 
     /// Called once, after every countdown has been retired: end the mechanism's threads.
     func shutdown()
+    /// Whether a drain of the delivery queue may linger a few microseconds in a dense stream
+    /// of events rather than let its thread sleep and be woken for the next one. True only for
+    /// a mechanism with no timer thread of its own: a lingering drain holds a core that such a
+    /// thread would need (seen: dispatch-source's bursts of ticks came later).
+    var deliveryMayLinger: Bool { get }
     /// Whether ``shutdown()`` needs each countdown disarmed first. A mechanism whose shutdown
     /// takes every timer down at once says false, and is spared N disarms (the run loop's cost
     /// O(N) each).
@@ -82,5 +87,6 @@ extension CountdownMechanism {
     func shorten(_ handle: Handle, nextFire: MonotonicInstant) {}
 
     func shutdown() {}
+    var deliveryMayLinger: Bool { false }
     var disarmsEachOnShutdown: Bool { true }
 }

@@ -1,5 +1,6 @@
 import CountdownSupport
 import Dispatch
+import Synchronization
 
 /// The keyed bookkeeping every backend shares: key → countdown, attach, cancel, pause and
 /// resume, validation, and delivery on the scheduler's serial queue. A backend adds only its
@@ -108,6 +109,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     let mechanism: Mechanism
     private let state = Locked(State())
     private let outbox = Locked(Outbox())
+    /// Set when events are handed to the outbox: a lingering drain watches it without taking
+    /// the outbox's lock, which every thread that decides events needs.
+    private let outboxFilled = Atomic<Bool>(false)
 
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings
@@ -342,7 +346,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// must be queued once the lock is released.
     private func flush(_ state: inout State) -> Bool {
         guard !state.decided.isEmpty else { return false }
-        return outbox.withLock { $0.absorb(&state.decided) }
+        let queue = outbox.withLock { $0.absorb(&state.decided) }
+        outboxFilled.store(true, ordering: .releasing)
+        return queue
     }
 
     /// A countdown that ends without a finish: its observer hears nothing more.
@@ -354,7 +360,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     // MARK: - Delivery (on the delivery queue)
 
     private func queueDrain() {
-        settings.deliveryQueue.async { [self] in drain(lingering: true) }
+        settings.deliveryQueue.async { [self] in drain(lingering: mechanism.deliveryMayLinger) }
     }
 
     /// Delivers every event decided so far, at once; only on the delivery queue.
@@ -373,25 +379,31 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     ///
     /// `lingering`: when this drain was queued within ``linger`` of the last one's end, it
     /// looks again for that long before it ends, so that a dense stream of events (a million
-    /// starts in a second) costs no thread wake-up per event.
+    /// starts in a second) costs no thread wake-up per event. Only for a mechanism that says
+    /// ``CountdownMechanism/deliveryMayLinger``.
     private func drain(lingering: Bool) {
         let began = SystemClocks.monotonic()
+        outboxFilled.store(false, ordering: .relaxed)
         var (batch, dense) = outbox.withLock { outbox in
             (outbox.take(staying: lingering), began &- outbox.lastDrainEnd < Self.linger)
         }
-        var idleSince: UInt64?
         while true {
             if !batch.isEmpty {
                 for delivery in batch { delivery.slot.deliver(delivery.event) }
-                idleSince = nil
             } else if lingering && dense {
-                let now = SystemClocks.monotonic()
-                if now &- (idleSince ?? now) >= Self.linger { dense = false }
-                if idleSince == nil { idleSince = now }
+                // Watches the flag, not the lock, until something comes or the time is up.
+                let idleSince = SystemClocks.monotonic()
+                while !outboxFilled.load(ordering: .acquiring) {
+                    if SystemClocks.monotonic() &- idleSince >= Self.linger {
+                        dense = false
+                        break
+                    }
+                }
             } else {
                 outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
                 return
             }
+            outboxFilled.store(false, ordering: .relaxed)
             let staying = lingering && dense
             batch = outbox.withLock { $0.take(returning: batch, staying: staying) }
         }
