@@ -51,6 +51,7 @@ struct Sweep {
             floorRepeats.append(floor)
             let floorP99 = floor.percentile(99)?.milliseconds
             for step in steps {
+                Self.waitUntilQuiet()
                 done += 1
                 progress.begin("[\(done)/\(total)] \(step.id), repeat \(repeatIndex + 1)")
                 let stepStarted = SystemClocks.monotonic()
@@ -76,6 +77,18 @@ struct Sweep {
                 floorPeriodUs: settings.floorPeriod.seconds * 1e6, floorWakeUps: settings.floorWakeUps,
                 churnSamples: settings.churnSamples),
             floor: Self.floor(floorRepeats), configurations: configurations)
+    }
+
+    /// Waits (at most 15 s) until the process uses less than 5 % of a core over 100 ms, so that
+    /// what a configuration leaves behind (a run loop's thread freeing a million timers, pool
+    /// threads winding down) is not charged to the next one.
+    static func waitUntilQuiet() {
+        let limit = SystemClocks.monotonic() + 15_000_000_000
+        while SystemClocks.monotonic() < limit {
+            let before = ProcessUsage.now().cpuNanoseconds
+            SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 100_000_000)
+            if ProcessUsage.now().cpuNanoseconds - before < 5_000_000 { return }
+        }
     }
 
     static func configuration(_ step: Step, repeats: [RunDocument.Repeat]) -> RunDocument.Configuration {

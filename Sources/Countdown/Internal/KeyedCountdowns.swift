@@ -247,27 +247,41 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         return result
     }
 
-    /// Many fires at one moment, under one acquisition of the lock: one wake-up of a mechanism
-    /// that drives every countdown from one place. `batch` holds the countdowns due, earliest
-    /// first; on return it holds those that continue, each with its next fire. Returns whether
+    /// Many fires at one wake-up of a mechanism that drives every countdown from one place.
+    /// `batch` holds the countdowns due, earliest first; on return it holds those that
+    /// continue, each with its next fire. The lock is taken once per ``batchChunk`` fires, not
+    /// per fire, and not for the whole batch: at a million countdowns a batch is thousands of
+    /// fires, and a `start` waiting behind all of them would wait milliseconds. Returns whether
     /// events were decided: the caller, which runs on the delivery queue, then calls
     /// ``deliverDecided()`` instead of waiting for a hop to the queue it is already on.
     func fire(_ batch: inout [DueItem]) -> Bool {
-        state.withLock { state -> Bool in
-            let now = mechanism.now()
-            var kept = 0
-            for item in batch {
-                let id = CountdownID(index: item.index, serial: 0, arm: item.arm)
-                guard let index = state.armed(id), !state.places[index].isPaused else { continue }
-                if case .continues(let next) = advance(index, at: now, intervals: 1, in: &state) {
-                    batch[kept] = DueItem(due: next, index: item.index, arm: item.arm)
-                    kept += 1
+        var decided = false
+        var kept = 0
+        var next = 0
+        while next < batch.count {
+            let chunk = next..<min(next + Self.batchChunk, batch.count)
+            next = chunk.upperBound
+            let flushed = state.withLock { state -> Bool in
+                let now = mechanism.now()
+                for position in chunk {
+                    let item = batch[position]
+                    let id = CountdownID(index: item.index, serial: 0, arm: item.arm)
+                    guard let index = state.armed(id), !state.places[index].isPaused else { continue }
+                    if case .continues(let due) = advance(index, at: now, intervals: 1, in: &state) {
+                        batch[kept] = DueItem(due: due, index: item.index, arm: item.arm)
+                        kept += 1
+                    }
                 }
+                return flush(&state)
             }
-            batch.removeLast(batch.count - kept)
-            return flush(&state)
+            decided = decided || flushed
         }
+        batch.removeLast(batch.count - kept)
+        return decided
     }
+
+    /// How many fires of one batch are decided under one acquisition of the lock.
+    private static var batchChunk: Int { 256 }
 
     enum WorkerStep: Equatable {
         case sleep(until: MonotonicInstant)
