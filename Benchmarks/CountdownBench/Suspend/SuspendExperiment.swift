@@ -80,8 +80,10 @@ struct SuspendExperiment: Sendable {
         worker.stop()
         let stoppedAt = SystemClocks.monotonic()
         SystemClocks.sleep(untilMonotonic: stoppedAt + ms(scenario.freezeMs))
-        worker.continue()
+        // Read before the signal: the worker cannot run before it, so no event it reports can
+        // come before this instant (read after, a fast worker's first event beat it).
         let continuedAt = SystemClocks.monotonic()
+        worker.continue()
         var pausedFor: UInt64 = 0
         if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
             SystemClocks.sleep(untilMonotonic: continuedAt + ms(resumeAfter))
