@@ -6,12 +6,14 @@ struct CompareCommand {
     static let usage = """
         USAGE: countdown-bench compare OLD.json NEW.json [--threshold PCT] [--all]
 
-        Compares two run.json files written by countdown-bench run --output, configuration by
-        configuration (backend, start pattern, N), figure by figure (medians over the repeats).
-        A figure regressed when it grew by more than the threshold and by more than its noise
-        floor (0.2 ms for a p99, 2 points of CPU, …), and, when both runs have repeats, when
-        every new repeat is worse than every old one. Improvements likewise. Every figure is
-        better lower.
+        Compares two run.json files written by countdown-bench run --output (version 1 or 2),
+        configuration by configuration (backend, start pattern, N), figure by figure (pooled
+        percentiles, medians of the rest). A figure regressed when it grew by more than the
+        threshold and by more than its noise floor (0.2 ms for a p99, 2 points of CPU, …), and,
+        when both runs have repeats, when every new repeat is worse than every old one.
+        Improvements likewise. A percentile its samples do not resolve in either run, and a
+        configuration marked NOISY in either run, is shown but never decides the exit status.
+        Every figure is better lower.
 
         OPTIONS:
           --threshold PCT   The relative change that counts (default 10).
@@ -58,10 +60,12 @@ struct CompareCommand {
     struct Row {
         let configuration: String
         let figure: Figure
-        let old: Spread
-        let new: Spread
+        let old: FigureValue
+        let new: FigureValue
         let verdict: Verdict
-        var change: Double { old.median == 0 ? (new.median == 0 ? 0 : .infinity) : (new.median - old.median) / old.median * 100 }
+        /// Why the verdict is not called: too few samples, or noisy repeats.
+        let caveat: String?
+        var change: Double { old.value == 0 ? (new.value == 0 ? 0 : .infinity) : (new.value - old.value) / old.value * 100 }
     }
 
     func run(_ output: inout StandardStreams) throws -> Int32 {
@@ -85,12 +89,14 @@ struct CompareCommand {
                 notes.append("only in NEW: \(configuration.id)")
                 continue
             }
-            for figure in Figure.all {
-                guard let a = before.summary[figure.name], let b = configuration.summary[figure.name] else { continue }
-                let separate = before.repeats.count > 1 && configuration.repeats.count > 1
+            for figure in Figure.allCases {
+                guard let a = before[figure], let b = configuration[figure] else { continue }
+                let caveat: String? = !a.isResolved || !b.isResolved ? "too few samples"
+                    : before.isNoisy || configuration.isNoisy ? "noisy" : nil
+                let verdict = verdict(old: a, new: b, figure: figure)
                 rows.append(Row(
                     configuration: configuration.id, figure: figure, old: a, new: b,
-                    verdict: verdict(old: a, new: b, figure: figure, requireSeparation: separate)))
+                    verdict: caveat == nil ? verdict : .same, caveat: verdict == .same ? nil : caveat))
             }
         }
         for configuration in old.configurations where !newIDs.contains(configuration.id) {
@@ -98,12 +104,12 @@ struct CompareCommand {
         }
 
         var table = TextTable(columns: ["configuration", "figure", "old", "new", "change", ""])
-        for row in rows where showAll || row.verdict != .same {
+        for row in rows where showAll || row.verdict != .same || row.caveat != nil {
             table.add([
-                row.configuration, row.figure.name, ReportFormat.figure(row.figure, row.old.median),
-                ReportFormat.figure(row.figure, row.new.median),
+                row.configuration, row.figure.name, ReportFormat.figure(row.figure, row.old),
+                ReportFormat.figure(row.figure, row.new),
                 row.change.isFinite ? String(format: "%+.1f %%", row.change) : "new",
-                row.verdict == .same ? "" : row.verdict.rawValue.uppercased(),
+                row.verdict != .same ? row.verdict.rawValue.uppercased() : row.caveat.map { "(\($0))" } ?? "",
             ])
         }
         let regressed = rows.filter { $0.verdict == .regressed }.count
@@ -116,39 +122,18 @@ struct CompareCommand {
         return 0
     }
 
-    private func verdict(old: Spread, new: Spread, figure: Figure, requireSeparation: Bool) -> Verdict {
-        let delta = new.median - old.median
-        guard abs(delta) > figure.noise, abs(delta) > abs(old.median) * threshold / 100 else { return .same }
+    /// With both runs' repeats known, a change counts only when every new repeat lies beyond
+    /// every old one.
+    private func verdict(old: FigureValue, new: FigureValue, figure: Figure) -> Verdict {
+        let delta = new.value - old.value
+        guard abs(delta) > figure.noise, abs(delta) > abs(old.value) * threshold / 100 else { return .same }
         if delta > 0 {
-            return !requireSeparation || new.min > old.max ? .regressed : .same
+            guard let a = old.repeats, let b = new.repeats else { return .regressed }
+            return b.min > a.max ? .regressed : .same
         }
-        return !requireSeparation || new.max < old.min ? .improved : .same
+        guard let a = old.repeats, let b = new.repeats else { return .improved }
+        return b.max < a.min ? .improved : .same
     }
 
-    static func load(_ path: String) throws -> RunDocument {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CompareError("cannot read \(path): \(error.localizedDescription)")
-        }
-        struct Header: Decodable { let format: String; let version: Int }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == RunDocument.currentFormat else {
-            throw CompareError("\(path) is not a run.json written by countdown-bench run --output")
-        }
-        guard header.version == RunDocument.currentVersion else {
-            throw CompareError("\(path) has format version \(header.version); this countdown-bench reads version \(RunDocument.currentVersion)")
-        }
-        do {
-            return try JSONDecoder().decode(RunDocument.self, from: data)
-        } catch {
-            throw CompareError("\(path) is damaged: \(error)")
-        }
-    }
-}
-
-/// A file `compare` cannot use: reported in one line, exit status 1.
-struct CompareError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    static func load(_ path: String) throws(RunFileError) -> RunDocument { try RunDocumentFile.load(path) }
 }

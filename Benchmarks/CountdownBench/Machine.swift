@@ -41,6 +41,23 @@ struct Machine: Codable {
         #endif
     }
 
+    /// The folder a machine's results go in: its CPU model and cores, lower case, without
+    /// trademarks, clock speed or filler ("amd-epyc-2-cores", "intel-xeon-platinum-8375c-2-cores").
+    var folderName: String {
+        var model = cpuModel
+        if let at = model.firstIndex(of: "@") { model = String(model[..<at]) }
+        for noise in ["(R)", "(r)", "(TM)", "(tm)"] { model = model.replacingOccurrences(of: noise, with: "") }
+        let words = model.lowercased()
+            .map { $0.isLetter || $0.isNumber ? String($0) : " " }.joined()
+            .split(separator: " ").filter { !["cpu", "processor", "core"].contains($0) }
+        return (words + ["\(cores)", "cores"]).joined(separator: "-")
+    }
+
+    /// `path` with `{machine}` replaced by this machine's ``folderName``.
+    static func expand(_ path: String) -> String {
+        path.replacingOccurrences(of: "{machine}", with: current.folderName)
+    }
+
     var summary: String {
         "\(cpuModel), \(cores) cores, Linux \(kernel), Swift \(swiftVersion), \(buildConfiguration) build"
     }

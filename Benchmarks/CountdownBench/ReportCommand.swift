@@ -7,8 +7,9 @@ struct ReportCommand {
     static let usage = """
         USAGE: countdown-bench report RUN.json [--format text|json|csv|markdown] [--output DIR]
 
-        Prints the run in RUN.json (written by countdown-bench run --output) as run would have,
-        and with --output writes its files again (run.json, run.csv, README.md, SVG charts).
+        Prints the run in RUN.json (written by countdown-bench run --output; version 1 or 2) as
+        run would have, and with --output writes its files again (run.json in the current
+        version, run.csv, README.md, SVG charts, hgrm/, benchmark-action.json).
         """
 
     let path: String
@@ -20,7 +21,7 @@ struct ReportCommand {
         var args = Arguments(arguments, subcommand: "report")
         showHelp = args.flag("-h", "--help")
         format = try args.choice("--format", in: ["text", "json", "csv", "markdown"]) ?? "text"
-        outputDirectory = try args.value("--output")
+        outputDirectory = try args.value("--output").map(Machine.expand)
         let paths = args.positionals()
         try args.finish()
         guard showHelp || paths.count == 1 else { throw UsageError("report needs one file, RUN.json (try report --help)") }
@@ -36,7 +37,8 @@ struct ReportCommand {
         output.write(try RunCommand.render(document, format: format))
         if let outputDirectory {
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-            try RunCommand.write(document, to: outputDirectory, progress: Progress(enabled: true))
+            let written = try RunFiles(document: document).write(to: outputDirectory)
+            Progress(enabled: true).note("wrote \(written.count) files to \(outputDirectory)")
         }
         return 0
     }

@@ -7,34 +7,41 @@ import Foundation
 struct RunCommand {
     static let usage = """
         USAGE: countdown-bench run [--quick] [--backend NAMES] [--counts N,N,…] [--tick DURATION]
-                                   [--duration DURATION] [--repeat N] [--starts spread|burst|both]
-                                   [--grace DURATION] [--format text|json|csv|markdown] [--output DIR]
+                                   [--duration DURATION] [--repeat N] [--min-samples N]
+                                   [--starts spread|burst|both] [--grace DURATION]
+                                   [--format text|json|csv|markdown] [--output DIR]
                                    [--no-progress] [--allow-debug]
 
         Runs N countdowns at once on each backend and records every event: tick lateness (p50, p90,
         p99, p99.9, max) against start + k·T, finish error, start delay, CPU, context switches,
-        peak threads, memory per countdown, and the time of one start and one cancel with N
-        countdowns active. The floor, one thread sleeping to absolute deadlines with
-        clock_nanosleep, is measured in the same run; each p99 is also shown as a ratio to it.
-        A configuration that cannot keep up is cut off by its time limit and says what happened.
+        busy threads, memory per countdown, and the time of one start and one cancel with N
+        countdowns active. Every figure carries its sample count; percentiles pool the repeats'
+        samples and are shown only where the samples resolve them (p99: 100, p99.9: 1 000).
+        A floor thread (clock_nanosleep to absolute deadlines) runs alone before each repeat and
+        through every configuration's window, and /proc/stat says how busy the rest of the
+        machine was. A configuration whose repeats disagree more than 2× on p99 is marked NOISY;
+        one that cannot keep up is cut off by its time limit and says what happened.
 
         OPTIONS:
-          --quick               A smoke run for CI (N = 10 and 1 000, one repeat; ~20 s).
+          --quick               A smoke run for CI (N = 10 and 1 000, one repeat; ~30 s).
           --backend NAMES       Comma list of \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
-          --counts N,N,…        Concurrent countdowns (default 1,10,100,1000,10000,100000; 10k = 10000).
-          --tick DURATION       The tick interval T (default 200ms; e.g. 1s, 250ms, 500us).
+          --counts N,N,…        Concurrent countdowns (default 1,10,100,1000,10000; 10k = 10000).
+          --tick DURATION       The tick interval T (default 10ms; e.g. 1s, 200ms).
           --duration DURATION   Each countdown's length D (default 1s).
-          --repeat N            Repeats of the whole sweep (default 3); the median is reported.
+          --repeat N            Repeats of the whole sweep (default 3).
+          --min-samples N       Tick samples each configuration collects at least over its repeats
+                                (default 2000); small N run rounds of countdowns to get them.
           --starts PATTERN      spread (evenly over one tick), burst (all at once), or both (default).
-          --grace DURATION      How long past the last expected finish a configuration may run
-                                before it is cut off (default 1s).
+          --grace DURATION      How long past a round's last expected finish it may run before it
+                                is cut off (default 1s).
           --format FORMAT       What stdout gets: text tables (default), json, csv or markdown.
-          --output DIR          Also write DIR/run.json (versioned, with the raw histograms),
-                                DIR/run.csv, DIR/README.md and SVG charts.
+          --output DIR          Also write DIR/run.json (compact, versioned), run.csv, README.md,
+                                SVG charts, hgrm/*.hgrm and benchmark-action.json. {machine} in DIR
+                                becomes this machine's folder name: results/{machine}.
           --no-progress         No progress on stderr.
           --allow-debug         Measure even in a debug build (its figures mean little).
 
-        The default sweep takes about 4 minutes on a 2-core machine. Figures are Linux figures.
+        The default sweep takes about 6 minutes on a 2-core machine. Figures are Linux figures.
         EXIT STATUS: 0 measured; 1 an error; 2 bad arguments.
         """
 
@@ -59,13 +66,14 @@ struct RunCommand {
         if let duration = try args.duration("--duration") { settings.duration = duration }
         if let grace = try args.duration("--grace") { settings.grace = grace }
         if let repeats = try args.wholeNumber("--repeat", in: 1...100) { settings.repeats = repeats }
+        if let samples = try args.wholeNumber("--min-samples", in: 0...1_000_000) { settings.minimumTickSamples = samples }
         switch try args.choice("--starts", in: ["spread", "burst", "both"]) {
         case "spread": settings.patterns = [.spread]
         case "burst": settings.patterns = [.burst]
         default: break
         }
         format = try args.choice("--format", in: ["text", "json", "csv", "markdown"]) ?? "text"
-        outputDirectory = try args.value("--output")
+        outputDirectory = try args.value("--output").map(Machine.expand)
         try args.finish()
         guard settings.tick >= CountdownLimits.minimumTickInterval else {
             throw UsageError("--tick must be at least 1ms, not \(settings.tick.text)")
@@ -90,65 +98,26 @@ struct RunCommand {
             // Fail now, not after minutes of measuring.
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         }
-        let sweep = Sweep(settings: settings, arguments: arguments, progress: progress)
-        progress.note("\(sweep.steps.count) configurations × \(settings.repeats) repeat(s), about \(Int(sweep.estimatedSeconds.rounded())) s if every backend keeps up")
-        let started = Date()
-        let document = try sweep.run()
-        progress.finish()
-        progress.note("measured in \(Int(Date().timeIntervalSince(started).rounded())) s")
-
+        let document = try Sweep(settings: settings, arguments: arguments).run(onEvent: progress.show)
+        if document.ranOnBusyMachine {
+            progress.note("WARNING: the machine was busy during some configurations (steal or other processes); their figures say so")
+        }
         output.write(try Self.render(document, format: format))
-        if let outputDirectory { try Self.write(document, to: outputDirectory, progress: progress) }
+        if let outputDirectory {
+            let written = try RunFiles(document: document).write(to: outputDirectory)
+            progress.note("wrote \(written.count) files to \(outputDirectory)")
+        }
         return 0
     }
 
     /// The run as stdout gets it in `format`.
     static func render(_ document: RunDocument, format: String) throws -> String {
         switch format {
-        case "json": try json(document)
+        case "json": try RunDocumentFile.encode(document)
         case "csv": CSVRunReport(document: document).render()
         case "markdown": MarkdownRunReport(document: document, neighbours: []).render()
         default: TextRunReport(document: document, isTerminal: isatty(STDOUT_FILENO) == 1).render()
         }
-    }
-
-    static func write(_ document: RunDocument, to directory: String, progress: Progress) throws {
-        let url = URL(fileURLWithPath: directory)
-        var files: [(String, String)] = [
-            ("run.json", try json(document)),
-            ("run.csv", CSVRunReport(document: document).render()),
-        ]
-        files += RunCharts(document: document).files
-        let ours = Set(files.map(\.0) + ["README.md"])
-        let neighbours = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { !ours.contains($0) && !$0.hasPrefix(".") }.sorted()
-            .map { name -> String in
-                var isDirectory: ObjCBool = false
-                _ = FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-                if isDirectory.boolValue {
-                    let readme = url.appendingPathComponent(name).appendingPathComponent("README.md").path
-                    return FileManager.default.fileExists(atPath: readme)
-                        ? "[\(name)/](\(name)/README.md): another run, presented in its own README.md" : "\(name)/"
-                }
-                if name.hasPrefix("conformance.") {
-                    return "[\(name)](\(name)): the conformance matrix, written by countdown-bench conformance --output"
-                }
-                if name.hasPrefix("suspend.") {
-                    return "[\(name)](\(name)): the suspension table, written by countdown-bench suspend --output"
-                }
-                return name
-            }
-        files.append(("README.md", MarkdownRunReport(document: document, neighbours: neighbours).render()))
-        for (name, content) in files {
-            try content.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
-        }
-        progress.note("wrote \(files.map(\.0).joined(separator: ", ")) to \(directory)")
-    }
-
-    static func json(_ document: RunDocument) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
 
     /// `1,10,100`, with `k` for thousands: `1k,10k`.

@@ -1,5 +1,6 @@
 import CountdownSupport
 import Countdown
+import Dispatch
 import Synchronization
 
 /// Records the events of one run: for each countdown, when its start was called and which
@@ -50,6 +51,9 @@ final class EventRecorder: @unchecked Sendable {
     /// Every event recorded so far, so that the runner can count those of the steady state.
     let deliveredCount = Atomic<Int>(0)
     private let isOpen = Atomic<Bool>(true)
+    /// Signalled when `finishedCount` reaches `expected`, so that the runner waits without polling.
+    private let expected = Atomic<Int>(.max)
+    private let allFinished = DispatchSemaphore(value: 0)
 
     init(count: Int, tick: Duration, duration: Duration) {
         self.count = count
@@ -95,7 +99,9 @@ final class EventRecorder: @unchecked Sendable {
             finished[index] = true
             if now < start + duration { earlyFinishes += 1 }
             finishError.record(lateness(now, ideal: start + duration))
-            finishedCount.add(1, ordering: .relaxed)
+            if finishedCount.add(1, ordering: .relaxed).newValue == expected.load(ordering: .relaxed) {
+                allFinished.signal()
+            }
         case .tick:
             let last = Int(lastTick[index])
             guard last >= 0 else {
@@ -134,6 +140,17 @@ final class EventRecorder: @unchecked Sendable {
         earlyEvents += 1
         earliest = min(earliest, Int64(now) - Int64(ideal))
         return 0
+    }
+
+    /// Waits until `started` countdowns have finished or the monotonic clock reaches `cutoff`;
+    /// true if they all finished.
+    func waitForFinishes(of started: Int, until cutoff: UInt64) -> Bool {
+        expected.store(started, ordering: .relaxed)
+        if finishedCount.load(ordering: .relaxed) >= started { return true }
+        let now = SystemClocks.monotonic()
+        guard cutoff > now else { return false }
+        return allFinished.wait(timeout: .now() + .nanoseconds(Int(cutoff - now))) == .success
+            || finishedCount.load(ordering: .relaxed) >= started
     }
 
     /// Ignores every later event. Call `censor` only once the delivery queue has run whatever

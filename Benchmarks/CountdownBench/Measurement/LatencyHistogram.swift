@@ -79,9 +79,10 @@ struct LatencyHistogram: Sendable {
         return Double(above) / Double(count)
     }
 
-    /// The non-empty buckets as (lower bound in ns, count): the raw histogram, for the JSON.
-    var buckets: [[UInt64]] {
-        counts.indices.filter { counts[$0] != 0 }.map { [Self.lowerBound(of: $0), UInt64(counts[$0])] }
+    /// The non-empty buckets in order: each one's value (its middle, never above the maximum, in
+    /// ns) and count. What the .hgrm export walks.
+    var nonEmptyBuckets: [(value: UInt64, count: Int)] {
+        counts.indices.filter { counts[$0] != 0 }.map { (min(Self.middle(of: $0), maximum), Int(counts[$0])) }
     }
 
     // MARK: - Buckets
@@ -108,34 +109,60 @@ struct LatencyHistogram: Sendable {
     }
 }
 
+/// Written sparse and compact: `sparse` is a flat list of pairs, the gap from the previous
+/// non-empty bucket's index (from -1) then its count. Version 1 run.json files wrote `buckets`,
+/// a list of [lower bound ns, count]; both are read.
 extension LatencyHistogram: Codable {
     private enum CodingKeys: String, CodingKey {
-        case count, censoredCount, leastCensored, minimum, maximum, buckets
+        case count, censoredCount, leastCensored, minimum, maximum, sparse, buckets
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(count, forKey: .count)
-        try container.encode(censoredCount, forKey: .censoredCount)
-        if censoredCount > 0 { try container.encode(leastCensored, forKey: .leastCensored) }
+        if censoredCount > 0 {
+            try container.encode(censoredCount, forKey: .censoredCount)
+            try container.encode(leastCensored, forKey: .leastCensored)
+        }
         if count > 0 {
             try container.encode(minimum, forKey: .minimum)
             try container.encode(maximum, forKey: .maximum)
         }
-        try container.encode(buckets, forKey: .buckets)
+        var sparse: [UInt64] = []
+        var previous = -1
+        for index in counts.indices where counts[index] != 0 {
+            sparse.append(UInt64(index - previous))
+            sparse.append(UInt64(counts[index]))
+            previous = index
+        }
+        try container.encode(sparse, forKey: .sparse)
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
-        for pair in try container.decode([[UInt64]].self, forKey: .buckets) {
-            guard pair.count == 2 else {
-                throw DecodingError.dataCorruptedError(forKey: .buckets, in: container, debugDescription: "a bucket is [lower bound, count]")
+        if let sparse = try container.decodeIfPresent([UInt64].self, forKey: .sparse) {
+            guard sparse.count % 2 == 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .sparse, in: container, debugDescription: "sparse is pairs of gap and count")
             }
-            counts[Self.index(of: pair[0])] &+= UInt32(clamping: pair[1])
+            var index = -1
+            for pair in stride(from: 0, to: sparse.count, by: 2) {
+                index += Int(clamping: sparse[pair])
+                guard sparse[pair] > 0, index < counts.count else {
+                    throw DecodingError.dataCorruptedError(forKey: .sparse, in: container, debugDescription: "a bucket index out of range")
+                }
+                counts[index] &+= UInt32(clamping: sparse[pair + 1])
+            }
+        } else {
+            for pair in try container.decode([[UInt64]].self, forKey: .buckets) {
+                guard pair.count == 2 else {
+                    throw DecodingError.dataCorruptedError(forKey: .buckets, in: container, debugDescription: "a bucket is [lower bound, count]")
+                }
+                counts[Self.index(of: pair[0])] &+= UInt32(clamping: pair[1])
+            }
         }
         count = try container.decode(Int.self, forKey: .count)
-        censoredCount = try container.decode(Int.self, forKey: .censoredCount)
+        censoredCount = try container.decodeIfPresent(Int.self, forKey: .censoredCount) ?? 0
         leastCensored = try container.decodeIfPresent(UInt64.self, forKey: .leastCensored) ?? .max
         minimum = try container.decodeIfPresent(UInt64.self, forKey: .minimum) ?? .max
         maximum = try container.decodeIfPresent(UInt64.self, forKey: .maximum) ?? 0

@@ -1,30 +1,40 @@
-/// One row per repeat of each configuration: every figure, the counts, the outcome.
+/// The run as tidy CSV: one row per figure of each configuration, pooled over the repeats
+/// (`repeat` = `all`, with its samples) and then for each repeat on its own.
 struct CSVRunReport {
     let document: RunDocument
 
+    static let header = [
+        "backend", "starts", "n", "rounds", "repeat", "figure", "unit", "value", "samples", "lower_bound",
+        "resolved", "noisy", "busy_machine", "steal_percent", "outcome",
+    ]
+
     func render() -> String {
-        let countColumns = [
-            "countdowns", "started", "finished", "not_started", "never_ticked", "ticks", "skipped_ticks",
-            "early_events", "early_finishes", "doubled_finishes", "events_after_finish", "start_phase_ms", "window_ms", "hit_time_limit",
-        ]
-        var lines = [(["backend", "starts", "n", "repeat"] + Figure.all.map(\.name) + ["at_least"] + countColumns + ["outcome"])
-            .map(quote).joined(separator: ",")]
+        var lines = [Self.header.joined(separator: ",")]
         for c in document.configurations {
+            let head = [c.backend, c.starts.rawValue, "\(c.count)", "\(c.rounds)"]
+            let flags = ["\(c.isNoisy)", "\(c.load?.isBusy ?? false)", c.load.map { "\($0.stealPercent)" } ?? ""]
+            for figure in Figure.allCases {
+                guard let v = c[figure] else { continue }
+                lines.append(row(head + [
+                    "all", figure.name, ReportFormat.unitLabel(figure.unit), "\(v.value)", "\(v.samples)", "\(v.isLowerBound)",
+                    "\(v.isResolved)",
+                ] + flags + [OutcomeText.describe(c.outcome)]))
+            }
             for (index, r) in c.repeats.enumerated() {
-                let k = r.counts
-                let counts: [String] = [
-                    "\(k.countdowns)", "\(k.started)", "\(k.finished)", "\(k.notStarted)", "\(k.neverTicked)", "\(k.ticks)",
-                    "\(k.skippedTicks)", "\(k.earlyEvents)", "\(k.earlyFinishes)", "\(k.doubledFinishes)", "\(k.eventsAfterFinish)",
-                    "\(k.startPhaseMs)", "\(k.windowMs)", "\(k.hitTimeLimit)",
-                ]
-                let row = [c.backend, c.starts.rawValue, "\(c.count)", "\(index + 1)"]
-                    + Figure.all.map { r.figures[$0.name].map { "\($0)" } ?? "" }
-                    + [r.atLeast.joined(separator: " ")] + counts + [r.outcome]
-                lines.append(row.map(quote).joined(separator: ","))
+                let repeatFlags = ["", "\(r.load?.isBusy ?? false)", r.load.map { "\($0.stealPercent)" } ?? ""]
+                for figure in Figure.allCases {
+                    guard let value = r.figures[figure] else { continue }
+                    lines.append(row(head + [
+                        "\(index + 1)", figure.name, ReportFormat.unitLabel(figure.unit), "\(value)", "",
+                        "\(r.lowerBounds.contains(figure))", "",
+                    ] + repeatFlags + [OutcomeText.describe(r.outcome)]))
+                }
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    private func row(_ fields: [String]) -> String { fields.map(quote).joined(separator: ",") }
 
     private func quote(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return field }

@@ -14,10 +14,14 @@ struct MarkdownRunReport {
         out += "Written by `countdown-bench \(d.arguments.joined(separator: " "))` on \(d.date). Do not edit: run it again.\n\n"
         out += "- Machine: \(d.machine.summary). These are **Linux** figures (corelibs Foundation, libdispatch).\n"
         out += "- Each countdown lasts \(ReportFormat.milliseconds(d.options.durationMs)) and ticks every \(ReportFormat.milliseconds(d.options.tickMs)); "
-        out += "N countdowns run at once; \(d.options.repeats) repeat(s), figures are medians over them (ranges in run.csv and run.json).\n"
+        out += "N countdowns run at once, in rounds where N alone gives fewer than \(ReportFormat.count(d.options.minimumTickSamples)) ticks over the repeats; "
+        out += "\(d.options.repeats) repeat(s). Percentiles pool every repeat's samples; where the samples do not resolve one (a p99 needs 100, a p99.9 1 000) the table shows n=… instead. "
+        out += "Other figures are the median of the repeats; the repeats' p99s are in brackets, and a configuration whose repeats disagree more than 2× on p99 is marked NOISY.\n"
         out += "- Lateness = when the observer ran − start + k·T (the `start` call's own timestamp); finish error likewise against start + D.\n"
         out += "- A configuration is cut off \(ReportFormat.milliseconds(d.options.graceMs)) after its last countdown should have finished; what had not happened by then counts as late by at least the time it had waited, shown **≥**.\n"
-        out += "- \(tables.floorLine).\n\n"
+        out += "- \(tables.floorLine). The same thread also runs through every configuration's window: **floor p99** in the tables is that one, so **p99÷floor** compares the same minutes.\n"
+        if let load = tables.loadLine { out += "- \(load.prefix(1).uppercased() + load.dropFirst()) (from /proc/stat; a configuration with steal ≥ \(ReportFormat.percent(MachineLoad.busySteal)) or other processes ≥ \(ReportFormat.percent(MachineLoad.busyOthers)) is marked BUSY MACHINE).\n" }
+        out += "\n"
 
         out += "## What keeps up\n\n"
         out += "The largest N at which each backend, with starts spread over a tick, delivered 99 % of its ticks within one 60 Hz frame (\(ReportFormat.milliseconds(Self.frameMs))) of their ideal time and finished every countdown within the limit:\n\n"
@@ -28,14 +32,15 @@ struct MarkdownRunReport {
             out += "## \(table.title)\n\n" + markdownTable(columns: table.columns, rows: table.rows) + "\n"
         }
         out += "## Figures\n\n"
-        out += "- **p50 … max**: tick lateness percentiles over every tick of every countdown; **p99÷floor**: p99 over the floor's p99 in the same repeat (below 1× when the process was so busy that its threads were awake when a timer came due, while the floor sleeps between wake-ups).\n"
+        out += "- **ticks**: the tick samples behind the percentiles, every round and repeat; **p50 … max**: tick lateness percentiles over them; **floor p99**: the floor thread's p99 in the same windows; **p99÷floor**: the one over the other (below 1× when the process was so busy that its threads were awake when a timer came due, while the floor sleeps between wake-ups).\n"
         out += "- **start delay**: lateness of each countdown's first tick after its start (the operation-queue worker waiting for a pool thread shows here); **started > 1 tick late** in run.csv.\n"
         out += "- **CPU**: user + system time of the whole process (getrusage) over the configuration's window, as % of one core; **CPU starting**: the same while the N `start` calls were made (the starter's pacing included); **CPU steady**: from the last start to the last finish, counting down alone; **CPU/event**: steady CPU over the events delivered in it, in µs (the figure that carries between machines and to a phone's battery); **ctx switches** per second, whole window.\n"
         out += "- **busy threads**: threads that used at least 0.1 ms of CPU while it ran (/proc/self/task/*/schedstat), the benchmark's own three included (starter, sampler, delivery queue); **pool wait p99**: how long a block waited for libdispatch's global pool (probed every 50 ms).\n"
         out += "- **RSS/countdown**, **start**, **cancel**: a separate scheduler filled to N countdowns whose ticks are far off; then up to \(d.options.churnSamples) keys cancelled and started again, each call timed; RSS from /proc before and after the fill.\n\n"
         out += "## Files\n\n"
-        out += "- `run.json`: every figure of every repeat, the raw lateness histograms (buckets of [lower bound ns, count]), the machine and options (format `\(d.format)`, version \(d.version)); `countdown-bench compare OLD.json NEW.json` reads it.\n"
-        out += "- `run.csv`: one row per repeat.\n"
+        out += "- `run.json`: every figure with its samples, of every configuration and repeat, the pooled lateness histograms (sparse), the machine and options (format `\(d.format)`, version \(d.version)); `countdown-bench compare OLD.json NEW.json` reads it.\n"
+        out += "- `run.csv`: one row per figure, pooled and per repeat.\n"
+        out += "- `hgrm/`: each configuration's tick lateness as an HdrHistogram percentile distribution (ms); `benchmark-action.json`: the headline figures for github-action-benchmark (`customSmallerIsBetter`).\n"
         out += "- `lateness-*.svg`, `cpu.svg`, `cpu-per-event.svg`: the charts above.\n"
         for neighbour in neighbours { out += "- \(neighbour)\n" }
         return out
@@ -46,8 +51,8 @@ struct MarkdownRunReport {
         return document.options.backends.map { backend in
             let rows = document.configurations.filter { $0.backend == backend && $0.starts == .spread }.sorted { $0.count < $1.count }
             let good = rows.filter { c in
-                c.outcome == "complete" && !c.atLeast.contains(Figure.tickP99.name)
-                    && (c.summary[Figure.tickP99.name]?.median ?? .infinity) <= Self.frameMs
+                guard let p99 = c[.tickP99], p99.isResolved, !p99.isLowerBound else { return false }
+                return c.outcome.isComplete && p99.value <= Self.frameMs
             }
             // The largest N below which every N kept up.
             var best: RunDocument.Configuration?
@@ -60,7 +65,7 @@ struct MarkdownRunReport {
                 backend, best.map { ReportFormat.count($0.count) } ?? "none",
                 best.map { tables.cell($0, .tickP99) } ?? "—", best.map { tables.cell($0, .cpu) } ?? "—",
                 next.map { ReportFormat.count($0.count) } ?? "—",
-                next.map { "p99 \(tables.cell($0, .tickP99)), CPU \(tables.cell($0, .cpu)); \($0.outcome)" } ?? "(largest N measured)",
+                next.map { "p99 \(tables.cell($0, .tickP99)), CPU \(tables.cell($0, .cpu)); \(OutcomeText.describe($0))" } ?? "(largest N measured)",
             ]
         }
     }

@@ -19,20 +19,35 @@ enum ReportFormat {
         abs(value) >= 10_000 ? significant(value / 1024) + " KiB" : String(format: "%.0f B", value)
     }
 
-    /// A figure in its unit; "≥ " in front when it is a lower bound.
-    static func figure(_ figure: Figure, _ value: Double?, atLeast: Bool = false) -> String {
+    /// A value in `unit`; "≥ " in front when it is a lower bound.
+    static func value(_ value: Double?, _ unit: FigureUnit, atLeast: Bool = false) -> String {
         guard let value else { return "—" }
         let bound = atLeast ? "≥ " : ""
-        switch figure.unit {
-        case "ms": return bound + milliseconds(value)
-        case "%": return bound + percent(value)
-        case "% of a core": return bound + significant(value) + " %"
-        case "B": return bound + bytes(value)
-        case "µs": return bound + significant(value) + " µs"
-        case "×": return bound + significant(value) + "×"
-        case "/s": return bound + count(Int(value.rounded())) + "/s"
-        case "": return bound + count(Int(value.rounded()))
-        default: return bound + significant(value)
+        switch unit {
+        case .milliseconds: return bound + milliseconds(value)
+        case .percent, .percentOfCore: return bound + percent(value)
+        case .bytes: return bound + bytes(value)
+        case .microseconds: return bound + significant(value) + " µs"
+        case .ratio: return bound + significant(value) + "×"
+        case .perSecond: return bound + count(Int(value.rounded())) + "/s"
+        case .count: return bound + count(Int(value.rounded()))
+        }
+    }
+
+    /// A configuration's figure as every table shows it: the value, or, where its samples do
+    /// not resolve it, "n=40" (the samples there were).
+    static func figure(_ figure: Figure, _ measured: FigureValue?) -> String {
+        guard let measured else { return "—" }
+        guard measured.isResolved else { return "n=\(count(measured.samples))" }
+        return value(measured.value, figure.unit, atLeast: measured.isLowerBound)
+    }
+
+    /// The unit as a column header or CSV/JSON label writes it.
+    static func unitLabel(_ unit: FigureUnit) -> String {
+        switch unit {
+        case .microseconds: "µs"
+        case .ratio: "×"
+        default: unit.rawValue
         }
     }
 

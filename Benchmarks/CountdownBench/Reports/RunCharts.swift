@@ -13,8 +13,8 @@ struct RunCharts {
             title: "p99 tick lateness, \(pattern == .spread ? "starts spread over a tick" : "all started at once"), tick \(ReportFormat.milliseconds(document.options.tickMs))",
             xLabel: "concurrent countdowns N", yLabel: "p99 tick lateness", series: series(pattern, .tickP99))
         chart.yText = { ReportFormat.decade(milliseconds: $0) }
-        if let floor = document.floor.summary["p99.ms"] {
-            chart.reference = ("floor p99 (\(ReportFormat.milliseconds(floor.median)))", floor.median)
+        if let floor = document.floor.summary.p99 {
+            chart.reference = ("floor p99 alone (\(ReportFormat.milliseconds(floor)))", floor)
         }
         return chart
     }
@@ -41,8 +41,9 @@ struct RunCharts {
                 .filter { $0.backend == backend && $0.starts == pattern }
                 .sorted { $0.count < $1.count }
                 .compactMap { c in
-                    c.summary[figure.name].map {
-                        LogChart.Point(x: Double(c.count), y: $0.median, isLowerBound: c.atLeast.contains(figure.name))
+                    // A percentile its samples do not resolve is not drawn.
+                    c[figure].flatMap { v in
+                        v.isResolved ? LogChart.Point(x: Double(c.count), y: v.value, isLowerBound: v.isLowerBound) : nil
                     }
                 })
         }

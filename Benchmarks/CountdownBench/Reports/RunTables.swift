@@ -15,12 +15,18 @@ struct RunTables {
         document.options.starts.map(latency) + [cost]
     }
 
+    /// The floor measured alone, before each repeat: the machine's baseline.
     var floorLine: String {
-        let s = document.floor.summary
-        func ms(_ name: String) -> String { s[name].map { ReportFormat.milliseconds($0.median) } ?? "—" }
-        return "floor (one thread, clock_nanosleep to absolute deadlines every \(ReportFormat.significant(document.options.floorPeriodUs)) µs, "
-            + "\(document.options.floorWakeUps) wake-ups per repeat): p50 \(ms("p50.ms")), p90 \(ms("p90.ms")), "
-            + "p99 \(ms("p99.ms")), p99.9 \(ms("p99.9.ms")), max \(ms("max.ms"))"
+        let f = document.floor.summary
+        func ms(_ value: Double?) -> String { value.map(ReportFormat.milliseconds) ?? "—" }
+        return "floor alone (one thread, clock_nanosleep to absolute deadlines every \(ReportFormat.significant(document.options.floorPeriodUs)) µs, "
+            + "\(document.options.floorWakeUps) wake-ups before each repeat, n=\(ReportFormat.count(f.samples))): p50 \(ms(f.p50)), p90 \(ms(f.p90)), "
+            + "p99 \(ms(f.p99)), p99.9 \(ms(f.p999)), max \(ms(f.max))"
+    }
+
+    /// The rest of the machine over every configuration's window.
+    var loadLine: String? {
+        document.load.map { "the rest of the machine while configurations ran: \(LoadText.describe($0))" }
     }
 
     func latency(_ pattern: StartPattern) -> Table {
@@ -28,13 +34,15 @@ struct RunTables {
             ? "Tick lateness, starts spread evenly over one tick"
             : "Tick lateness, all starts at once (burst)"
         var table = Table(title: title, columns: [
-            "backend", "N", "p50", "p90", "p99 (range)", "p99.9", "max", "p99÷floor", "finish p99", "start delay p50",
-            "CPU/event", "outcome",
+            "backend", "N", "ticks", "p50", "p90", "p99 (repeats)", "p99.9", "max", "floor p99", "p99÷floor",
+            "finish p99", "start delay p50", "CPU/event", "outcome",
         ])
         fill(&table, pattern: pattern) { c in
             [
+                c[.tickP50].map { ReportFormat.count($0.samples) } ?? "0",
                 cell(c, .tickP50), cell(c, .tickP90), cell(c, .tickP99) + range(c, .tickP99), cell(c, .tickP999),
-                cell(c, .tickMax), cell(c, .floorRatio), cell(c, .finishP99), cell(c, .startDelayP50), cell(c, .cpuPerEvent), c.outcome,
+                cell(c, .tickMax), c.windowFloor?.p99.map(ReportFormat.milliseconds) ?? "—", cell(c, .floorRatio),
+                cell(c, .finishP99), cell(c, .startDelayP50), cell(c, .cpuPerEvent), OutcomeText.describe(c),
             ]
         }
         return table
@@ -42,12 +50,14 @@ struct RunTables {
 
     var cost: Table {
         var table = Table(title: "Cost, starts spread (start and cancel timed with N countdowns active)", columns: [
-            "backend", "N", "CPU (% of a core)", "CPU starting", "CPU steady", "CPU/event", "ctx switches", "busy threads", "pool wait p99", "RSS/countdown",
-            "start", "start p99", "cancel", "cancel p99",
+            "backend", "N", "CPU (% of a core)", "CPU starting", "CPU steady", "CPU/event", "ctx switches", "busy threads",
+            "pool wait p99", "RSS/countdown", "calls", "start", "start p99", "cancel", "cancel p99",
         ])
         fill(&table, pattern: .spread) { c in
             [
-                cell(c, .cpu), cell(c, .cpuStartPhase), cell(c, .cpuSteady), cell(c, .cpuPerEvent), cell(c, .contextSwitches), cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
+                cell(c, .cpu), cell(c, .cpuStartPhase), cell(c, .cpuSteady), cell(c, .cpuPerEvent), cell(c, .contextSwitches),
+                cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
+                c[.startCall].map { ReportFormat.count($0.samples) } ?? "0",
                 cell(c, .startCall), cell(c, .startCallP99), cell(c, .cancelCall), cell(c, .cancelCallP99),
             ]
         }
@@ -66,11 +76,11 @@ struct RunTables {
     }
 
     func cell(_ c: RunDocument.Configuration, _ figure: Figure) -> String {
-        ReportFormat.figure(figure, c.summary[figure.name]?.median, atLeast: c.atLeast.contains(figure.name))
+        ReportFormat.figure(figure, c[figure])
     }
 
     private func range(_ c: RunDocument.Configuration, _ figure: Figure) -> String {
-        guard let s = c.summary[figure.name], c.repeats.count > 1 else { return "" }
-        return " (\(ReportFormat.figure(figure, s.min))–\(ReportFormat.figure(figure, s.max)))"
+        guard let s = c[figure]?.repeats, c[figure]?.isResolved == true else { return "" }
+        return " (\(ReportFormat.value(s.min, figure.unit))–\(ReportFormat.value(s.max, figure.unit)))"
     }
 }

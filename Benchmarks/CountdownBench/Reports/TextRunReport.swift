@@ -7,8 +7,10 @@ struct TextRunReport {
         let tables = RunTables(document: document)
         var out = "countdown-bench run — \(document.machine.summary)\n"
         out += "tick \(ReportFormat.milliseconds(document.options.tickMs)), duration \(ReportFormat.milliseconds(document.options.durationMs)), "
-        out += "\(document.options.repeats) repeat(s): figures are medians over the repeats; ≥ marks a lower bound (cut off by the time limit)\n"
+        out += "\(document.options.repeats) repeat(s), at least \(ReportFormat.count(document.options.minimumTickSamples)) ticks a configuration: "
+        out += "percentiles pool every repeat's samples (n=… where too few resolve one); ≥ marks a lower bound (cut off by the time limit)\n"
         out += tables.floorLine + "\n"
+        if let load = tables.loadLine { out += load + "\n" }
         for table in tables.all {
             out += "\n" + (isTerminal ? "\u{1B}[1m\(table.title)\u{1B}[0m" : table.title) + "\n"
             var text = TextTable(columns: table.columns)

@@ -2,53 +2,109 @@ import CountdownSupport
 import Countdown
 import Dispatch
 
-/// One configuration (backend × N × start pattern), run once: N countdowns of the same
-/// duration started on one thread, every event recorded, the process sampled, and a time
-/// limit after which whatever had not happened is counted as late.
+/// One repeat of one configuration (backend × N × start pattern): rounds of N countdowns of
+/// the same duration, started on one thread, one round after another on one scheduler, every
+/// event recorded, the process and the machine sampled, a floor thread running through the
+/// window, and a time limit per round after which whatever had not happened is counted as late.
 struct ConfigurationRunner {
-    let backend: CountdownBackend
-    let count: Int
-    let pattern: StartPattern
+    let step: Sweep.Step
     let settings: RunSettings
     let keys: ArraySlice<String>
 
-    struct Outcome {
-        let recorder: EventRecorder
-        let startErrors: [String: Int]
-        let attempted: Int
-        let startPhase: UInt64
-        let window: UInt64
-        let hitTimeLimit: Bool
-        let usage: (cpu: UInt64, contextSwitches: Int)
-        /// CPU used while `start` was being called (the starter's pacing included).
-        let startPhaseCPU: UInt64
-        /// From the last start to the end: CPU, length, and events delivered, the cost of
-        /// counting down alone.
-        let steady: (cpu: UInt64, window: UInt64, events: Int)
-        let baselineThreads: Int
-        let peaks: ResourceSampler.Peaks
+    /// What the rounds recorded, merged.
+    struct Tally {
+        var tickLateness = LatencyHistogram()
+        var finishError = LatencyHistogram()
+        var startDelay = LatencyHistogram()
+        var windowFloor = LatencyHistogram()
+        var poolWait = LatencyHistogram()
+        var outcome = Outcome()
+        var rounds = 0
+        var countdowns = 0
+        var attempted = 0
+        var started = 0
+        var finished = 0
+        var neverTicked = 0
+        var ticks = 0
+        var repeatedGridPoints = 0
+        /// ns, over every round.
+        var startPhase: UInt64 = 0
+        var window: UInt64 = 0
+        var hitTimeLimit = false
+        /// CPU over the whole window, while `start` was being called (the starter's pacing
+        /// included), and from each round's last start to its end with the events delivered in
+        /// it: the cost of counting down alone. The floor thread's CPU is left out.
+        var cpu: UInt64 = 0
+        var startPhaseCPU: UInt64 = 0
+        var steadyCPU: UInt64 = 0
+        var steadyWindow: UInt64 = 0
+        var steadyEvents = 0
+        var contextSwitches = 0
+        var baselineThreads = 0
+        var peakThreads = 0
         /// Threads that used at least 0.1 ms of CPU during the window (nil without /proc).
-        let threadsThatRan: Int?
+        var threadsThatRan: Int?
+        var load: MachineLoad?
     }
 
-    func run() throws(CountdownError) -> Outcome {
+    func run() throws(CountdownError) -> Tally {
         ProcessStatus.releaseFreeMemory()
-        let baselineThreads = ProcessStatus.now()?.threads ?? 0
+        var tally = Tally()
+        tally.baselineThreads = ProcessStatus.now()?.threads ?? 0
         let delivery = DispatchQueue(label: "bench.delivery")
-        let scheduler = try backend.makeScheduler(.init(
-            tickInterval: settings.tick, deliveryQueue: delivery, capacity: count,
+        let scheduler = try step.backend.makeScheduler(.init(
+            tickInterval: settings.tick, deliveryQueue: delivery, capacity: step.count,
             maximumDuration: max(settings.duration, .seconds(120))))
-        let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
-        let limit = UInt64(settings.timeLimit(for: pattern).nanoseconds)
-        let spread = pattern == .spread ? UInt64(settings.tick.nanoseconds) : 0
 
         let sampler = ResourceSampler()
+        let floor = FloorProbe.start(period: UInt64(settings.floorPeriod.nanoseconds))
+        let machineBefore = SystemCPUTimes.now()
         let threadsBefore = ThreadTimes.now()
         let before = ProcessUsage.now()
+        let floorBefore = floor.cpuNanoseconds
+        let first = SystemClocks.monotonic()
+        for _ in 0..<settings.rounds(for: step.count) {
+            round(on: scheduler, delivery: delivery, floor: floor, into: &tally)
+            if tally.hitTimeLimit { break }
+        }
+        let end = SystemClocks.monotonic()
+        let after = ProcessUsage.now()
+        let floorCPU = floor.cpuNanoseconds - floorBefore
+        let machineAfter = SystemCPUTimes.now()
+        let threadsAfter = ThreadTimes.now()
+        tally.windowFloor = floor.stop()
+        let peaks = sampler.finish()
+        scheduler.shutdown()
+        delivery.sync {}
+
+        tally.window = end - first
+        tally.cpu = (after.cpuNanoseconds - before.cpuNanoseconds) &- floorCPU
+        tally.contextSwitches = after.contextSwitches - before.contextSwitches
+        tally.peakThreads = peaks.threads
+        tally.poolWait = peaks.poolWait
+        tally.threadsThatRan = threadsAfter.isEmpty ? nil : threadsAfter.busy(since: threadsBefore)
+        if let machineBefore, let machineAfter {
+            tally.load = machineAfter.load(
+                since: machineBefore, ownCPU: after.cpuNanoseconds - before.cpuNanoseconds, window: tally.window)
+        }
+        return tally
+    }
+
+    /// One round: N starts, placed by the pattern, then waiting until every countdown finished
+    /// or the round's time limit.
+    private func round(
+        on scheduler: any CountdownScheduler, delivery: DispatchQueue, floor: FloorProbe, into tally: inout Tally
+    ) {
+        let count = step.count
+        let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
+        let limit = UInt64(settings.timeLimit(for: step.pattern).nanoseconds)
+        let spread = step.pattern == .spread ? UInt64(settings.tick.nanoseconds) : 0
+        func cpu() -> UInt64 { ProcessUsage.now().cpuNanoseconds &- floor.cpuNanoseconds }
+
+        let before = cpu()
         let first = SystemClocks.monotonic()
         // Starting stops when a countdown started now could not end within the limit.
         let lastUsefulStart = first + limit - UInt64(settings.duration.nanoseconds)
-        var startErrors: [String: Int] = [:]
         var attempted = 0
         for (index, key) in zip(0..., keys) {
             let target = first + spread * UInt64(index) / UInt64(count)
@@ -63,39 +119,58 @@ struct ConfigurationRunner {
                 }
             } catch {
                 recorder.abandon(index)
-                startErrors[error.description, default: 0] += 1
+                tally.outcome.startErrors[error.description, default: 0] += 1
             }
         }
         let startPhase = SystemClocks.monotonic() - first
-        let afterStarts = ProcessUsage.now()
+        let afterStarts = cpu()
         let eventsBeforeSteady = recorder.deliveredCount.load(ordering: .relaxed)
         let steadyStart = SystemClocks.monotonic()
-        let started = attempted - startErrors.values.reduce(0, +)
+        let started = recorder.startedCount
 
-        let cutoff = first + limit
-        var end = SystemClocks.monotonic()
-        while recorder.finishedCount.load(ordering: .relaxed) < started && end < cutoff {
-            SystemClocks.sleep(untilMonotonic: min(end + 2_000_000, cutoff))
-            end = SystemClocks.monotonic()
-        }
-        let after = ProcessUsage.now()
+        _ = recorder.waitForFinishes(of: started, until: first + limit)
+        let end = SystemClocks.monotonic()
+        let after = cpu()
         let steadyEvents = recorder.deliveredCount.load(ordering: .relaxed) - eventsBeforeSteady
-        let threadsAfter = ThreadTimes.now()
-        let peaks = sampler.finish()
 
         recorder.close()
-        scheduler.shutdown()
         // Whatever `record` was under way has ended; the recorder is ours to read.
         delivery.sync {}
-        let hitTimeLimit = recorder.finishedCount.load(ordering: .relaxed) < started
+        let finished = recorder.finishedCount.load(ordering: .relaxed)
+        let hitTimeLimit = finished < started || attempted < count
         if hitTimeLimit { recorder.censor(at: end) }
-        return Outcome(
-            recorder: recorder, startErrors: startErrors, attempted: attempted, startPhase: startPhase,
-            window: end - first, hitTimeLimit: hitTimeLimit,
-            usage: (after.cpuNanoseconds - before.cpuNanoseconds, after.contextSwitches - before.contextSwitches),
-            startPhaseCPU: afterStarts.cpuNanoseconds - before.cpuNanoseconds,
-            steady: (after.cpuNanoseconds - afterStarts.cpuNanoseconds, end - steadyStart, steadyEvents),
-            baselineThreads: baselineThreads, peaks: peaks,
-            threadsThatRan: threadsAfter.isEmpty ? nil : threadsAfter.busy(since: threadsBefore))
+
+        tally.rounds += 1
+        tally.countdowns += count
+        tally.attempted += attempted
+        tally.started += started
+        tally.finished += finished
+        tally.neverTicked += recorder.neverTicked
+        tally.ticks += recorder.ticks
+        tally.repeatedGridPoints += recorder.repeatedGridPoints
+        tally.startPhase += startPhase
+        tally.startPhaseCPU += afterStarts - before
+        tally.steadyCPU += after - afterStarts
+        tally.steadyWindow += end - steadyStart
+        tally.steadyEvents += steadyEvents
+        tally.tickLateness.merge(recorder.tickLateness)
+        tally.finishError.merge(recorder.finishError)
+        tally.startDelay.merge(recorder.startDelay)
+        tally.outcome.skippedTicks += recorder.skippedTicks
+        tally.outcome.earlyEvents += recorder.earlyEvents
+        tally.outcome.earlyFinishes += recorder.earlyFinishes
+        tally.outcome.earliestMs = min(tally.outcome.earliestMs, Double(recorder.earliest) / 1e6)
+        tally.outcome.doubledFinishes += recorder.doubledFinishes
+        tally.outcome.eventsAfterFinish += recorder.eventsAfterFinish
+        if hitTimeLimit {
+            tally.hitTimeLimit = true
+            let delay = recorder.startDelay.percentile(50)
+            tally.outcome.cutOff = .init(
+                limitMs: Double(limit) / 1e6, finished: finished, countdowns: count, notStarted: count - attempted,
+                startPhaseMs: Double(startPhase) / 1e6,
+                lateStartsPercent: recorder.startDelay.isEmpty
+                    ? nil : 100 * recorder.startDelay.fraction(above: UInt64(settings.tick.nanoseconds)),
+                startDelayP50Ms: delay?.milliseconds, startDelayIsLowerBound: delay?.isLowerBound ?? false)
+        }
     }
 }

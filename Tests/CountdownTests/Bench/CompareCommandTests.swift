@@ -5,30 +5,33 @@ import Testing
 
 @Suite(.dedicatedThread) struct CompareCommandTests {
     /// A run of one configuration whose repeats had these p99s and this CPU.
-    func document(p99s: [Double], cpu: Double = 10) -> RunDocument {
+    func document(p99s: [Double], cpu: Double = 10, samples: Int = 2000) -> RunDocument {
         let repeats = p99s.map { p99 in
             RunDocument.Repeat(
-                figures: [Figure.tickP99.name: p99, Figure.cpu.name: cpu], atLeast: [], outcome: "complete",
+                figures: [.tickP99: p99, .cpu: cpu], lowerBounds: [], outcome: .complete,
                 counts: .init(
                     countdowns: 10, started: 10, finished: 10, notStarted: 0, neverTicked: 0, ticks: 40,
-                    skippedTicks: 0, repeatedGridPoints: 0, earlyEvents: 0, earlyFinishes: 0, doubledFinishes: 0, eventsAfterFinish: 0, startErrors: [:],
-                    startPhaseMs: 1, windowMs: 1000, hitTimeLimit: false, baselineThreads: 4, peakThreads: 6, earliestMs: 0, churnFilled: 10,
-                    churnFillMs: 1),
-                histograms: .init(tickLateness: .init(), finishError: .init(), startDelay: .init()))
+                    repeatedGridPoints: 0, startPhaseMs: 1, windowMs: 1000, rounds: 1, hitTimeLimit: false,
+                    baselineThreads: 4, peakThreads: 6, churnFilled: 10, churnFillMs: 1),
+                load: nil, windowFloorP99: nil)
         }
-        var summary: [String: Spread] = [:]
-        summary[Figure.tickP99.name] = Spread(p99s)
-        summary[Figure.cpu.name] = Spread(p99s.map { _ in cpu })
+        let p99 = Spread(p99s)!
+        let multiple = p99s.count > 1
+        let figures: [Figure: FigureValue] = [
+            .tickP99: .init(value: p99.median, samples: samples, isLowerBound: false, isResolved: samples >= 100, repeats: multiple ? p99 : nil),
+            .cpu: .init(value: cpu, samples: p99s.count, isLowerBound: false, isResolved: true, repeats: multiple ? Spread(p99s.map { _ in cpu }) : nil),
+        ]
         return RunDocument(
             machine: Machine(cpuModel: "test CPU", cores: 2, kernel: "test", swiftVersion: "6.3", buildConfiguration: "release"),
             date: "2026-11-22T00:00:00Z", arguments: ["run"],
             options: .init(
                 backends: ["dispatch-source"], counts: [10], starts: [.spread], tickMs: 200, durationMs: 1000, repeats: p99s.count,
-                graceMs: 1000, floorPeriodUs: 1000, floorWakeUps: 10, churnSamples: 10),
-            floor: .init(repeats: [], summary: [:], histogram: .init()),
+                graceMs: 1000, floorPeriodUs: 1000, floorWakeUps: 10, churnSamples: 10, minimumTickSamples: 2000),
+            floor: .init(summary: LatencySummary(LatencyHistogram()), repeatP99s: [], histogram: .init()),
+            load: nil,
             configurations: [.init(
-                backend: "dispatch-source", starts: .spread, count: 10, summary: summary, atLeast: [],
-                outcome: "complete", repeats: repeats)])
+                backend: "dispatch-source", starts: .spread, count: 10, rounds: 1, figures: figures, outcome: .complete,
+                isNoisy: multiple && p99.ratio > 2, windowFloor: nil, load: nil, repeats: repeats, histograms: nil)])
     }
 
     func compare(_ old: RunDocument, _ new: RunDocument, _ extra: [String] = []) throws -> Int32 {
@@ -36,8 +39,8 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let oldURL = folder.appendingPathComponent("old.json"), newURL = folder.appendingPathComponent("new.json")
-        try RunCommand.json(old).write(to: oldURL, atomically: true, encoding: .utf8)
-        try RunCommand.json(new).write(to: newURL, atomically: true, encoding: .utf8)
+        try RunDocumentFile.encode(old).write(to: oldURL, atomically: true, encoding: .utf8)
+        try RunDocumentFile.encode(new).write(to: newURL, atomically: true, encoding: .utf8)
         var output = StandardStreams(capturing: true)
         return try CompareCommand(arguments: [oldURL.path, newURL.path] + extra).run(&output)
     }
@@ -57,13 +60,51 @@ import Testing
         #expect(try compare(document(p99s: [1.0]), document(p99s: [1.6]), ["--threshold", "100"]) == 0,
                 "+60 % is within a 100 % threshold")
         #expect(try compare(document(p99s: [1.0]), document(p99s: [1.6])) == 2, "one repeat each: the medians decide")
+        #expect(try compare(document(p99s: [1.0], samples: 40), document(p99s: [1.6], samples: 40)) == 0,
+                "a p99 of 40 samples is not resolved: shown, never a regression")
+        #expect(try compare(base, document(p99s: [1.0, 4.0, 4.2])) == 0, "noisy repeats (1 ms to 4.2 ms) decide nothing")
+    }
+
+    /// Version 1 files (pretty-printed, figures as medians by name, histograms per repeat) are
+    /// still read: pooled percentiles come from their histograms.
+    @Test func versionOneFilesAreStillRead() throws {
+        let v1 = """
+            {"format": "countdown-bench.run", "version": 1, "date": "2026-11-20T00:00:00Z", "arguments": ["run"],
+             "machine": {"cpuModel": "AMD EPYC", "cores": 2, "kernel": "6", "swiftVersion": "6.3", "buildConfiguration": "release"},
+             "options": {"backends": ["timestamp(wall)"], "counts": [10], "starts": ["spread"], "tickMs": 200, "durationMs": 1000,
+                         "repeats": 1, "graceMs": 1000, "floorPeriodUs": 1000, "floorWakeUps": 10, "churnSamples": 10},
+             "floor": {"repeats": [{"p99.ms": 0.07}], "summary": {}, "histogram": {"count": 2, "censoredCount": 0, "minimum": 70000, "maximum": 70000, "buckets": [[69632, 2]]}},
+             "configurations": [{"backend": "timestamp(wall)", "starts": "spread", "count": 10, "atLeast": [], "outcome": "complete",
+               "summary": {"tick.p99.ms": {"median": 0.2, "min": 0.2, "max": 0.2}, "cpu.percent": {"median": 3, "min": 3, "max": 3}},
+               "repeats": [{"figures": {"tick.p99.ms": 0.2, "cpu.percent": 3}, "atLeast": [], "outcome": "complete",
+                 "counts": {"countdowns": 10, "started": 10, "finished": 10, "notStarted": 0, "neverTicked": 0, "ticks": 40,
+                   "skippedTicks": 0, "repeatedGridPoints": 0, "earlyEvents": 0, "earlyFinishes": 0, "doubledFinishes": 0,
+                   "eventsAfterFinish": 0, "startErrors": {}, "startPhaseMs": 200, "windowMs": 1200, "hitTimeLimit": false,
+                   "baselineThreads": 4, "peakThreads": 6, "earliestMs": 0, "churnFilled": 10, "churnFillMs": 1},
+                 "histograms": {"tickLateness": {"count": 40, "censoredCount": 0, "minimum": 100000, "maximum": 200000, "buckets": [[99328, 39], [198656, 1]]},
+                   "finishError": {"count": 10, "censoredCount": 0, "buckets": [[99328, 10]]},
+                   "startDelay": {"count": 10, "censoredCount": 0, "buckets": [[99328, 10]]}}}]}]}
+            """
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("v1.json")
+        try v1.write(to: path, atomically: true, encoding: .utf8)
+        let document = try CompareCommand.load(path.path)
+        let c = try #require(document.configurations.first)
+        #expect(c[.tickP50]?.samples == 40 && c[.tickP99]?.isResolved == false, "40 ticks: a p50, not a p99")
+        #expect(c[.cpu]?.value == 3 && c.outcome.isComplete)
+        var output = StandardStreams(capturing: true)
+        #expect(try CompareCommand(arguments: [path.path, path.path]).run(&output) == 0)
+        #expect(try ReportCommand(arguments: [path.path, "--output", folder.appendingPathComponent("again").path]).run(&output) == 0)
+        #expect(try CompareCommand.load(folder.appendingPathComponent("again/run.json").path).version == RunDocument.currentVersion)
     }
 
     @Test func unreadableFilesAndBadArgumentsAreRefused() throws {
         #expect(throws: UsageError.self) { try CompareCommand(arguments: ["only-one.json"]) }
         #expect(throws: UsageError.self) { try CompareCommand(arguments: ["a.json", "b.json", "--threshold", "-3"]) }
         var output = StandardStreams(capturing: true)
-        #expect(throws: CompareError.self) {
+        #expect(throws: RunFileError.self) {
             try CompareCommand(arguments: ["/nonexistent/a.json", "/nonexistent/b.json"]).run(&output)
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
@@ -71,6 +112,6 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let other = folder.appendingPathComponent("other.json")
         try #"{"format": "something-else", "version": 1}"#.write(to: other, atomically: true, encoding: .utf8)
-        #expect(throws: CompareError.self) { try CompareCommand(arguments: [other.path, other.path]).run(&output) }
+        #expect(throws: RunFileError.self) { try CompareCommand(arguments: [other.path, other.path]).run(&output) }
     }
 }

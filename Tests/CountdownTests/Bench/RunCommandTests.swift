@@ -72,6 +72,7 @@ import FoundationXML
         settings.tick = .milliseconds(20)
         settings.duration = .milliseconds(60)
         settings.repeats = 2
+        settings.minimumTickSamples = 100
         settings.grace = .seconds(1)
         settings.floorWakeUps = 20
         settings.churnSamples = 10
@@ -79,34 +80,54 @@ import FoundationXML
         command.settings = settings
         var output = StandardStreams(capturing: true)
         #expect(try command.run(&output) == 0)
-        #expect(output.captured?.hasPrefix("backend,starts,n,repeat,") == true, "CSV on stdout")
+        #expect(output.captured?.hasPrefix(CSVRunReport.header.joined(separator: ",")) == true, "CSV on stdout")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files == ["README.md", "cpu-per-event.svg", "cpu.svg", "lateness-burst.svg", "lateness-spread.svg", "run.csv", "run.json"])
+        #expect(files == [
+            "README.md", "benchmark-action.json", "cpu-per-event.svg", "cpu.svg", "hgrm", "lateness-burst.svg",
+            "lateness-spread.svg", "run.csv", "run.json",
+        ])
         let document = try CompareCommand.load(folder.appendingPathComponent("run.json").path)
+        #expect(document.version == RunDocument.currentVersion)
         // N = 1 runs spread only: 5 backends × (1 + 2) configurations.
         #expect(document.configurations.count == 15)
         #expect(document.floor.histogram.count == 40)
+        let hgrm = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("hgrm").path)
+        #expect(hgrm.count == 15, "a distribution per configuration: \(hgrm)")
+        // Two ticks per countdown (at 20 and 40 ms): N = 1 needs 25 rounds a repeat for 100
+        // samples over two repeats, N = 20 two.
+        #expect(settings.rounds(for: 1) == 25 && settings.rounds(for: 20) == 2)
         for c in document.configurations {
             #expect(c.repeats.count == 2, "\(c.id)")
+            #expect(c.windowFloor.map { $0.samples > 0 } == true, "\(c.id): the floor ran through its window")
+            #expect(c.load != nil, "\(c.id): the machine's load was read")
             for r in c.repeats {
                 let k = r.counts
-                #expect(k.started == c.count && k.notStarted == 0 && k.startErrors.isEmpty, "\(c.id): \(k)")
-                #expect(k.earlyEvents == 0 && k.doubledFinishes == 0 && k.eventsAfterFinish == 0, "\(c.id): \(k)")
+                #expect(k.notStarted == 0 && r.outcome.startErrors.isEmpty, "\(c.id): \(k)")
+                #expect(!r.outcome.breachesContract, "\(c.id): \(r.outcome)")
                 if c.backend == "too-slow" {
-                    #expect(k.hitTimeLimit && k.finished == 0, "\(c.id): \(k)")
-                    #expect(r.outcome.hasPrefix("time limit"), "\(c.id): \(r.outcome)")
-                    #expect(r.atLeast.contains(Figure.finishP99.name), "\(c.id): \(r.atLeast)")
+                    #expect(k.hitTimeLimit && k.finished == 0 && k.rounds == 1, "\(c.id): cut off in its first round: \(k)")
+                    #expect(r.outcome.cutOff != nil, "\(c.id): \(r.outcome)")
+                    #expect(r.lowerBounds.contains(.finishP99), "\(c.id): \(r.lowerBounds)")
                 } else {
-                    #expect(k.finished == c.count && !k.hitTimeLimit && r.outcome == "complete", "\(c.id): \(r.outcome)")
-                    // Two ticks per countdown (at 20 and 40 ms); the timestamp backend may skip one after a stall.
-                    #expect(k.ticks + k.skippedTicks == 2 * c.count, "\(c.id): \(k)")
-                    #expect(r.figures[Figure.tickP99.name] != nil && r.figures[Figure.cpu.name] != nil, "\(c.id)")
+                    #expect(k.rounds == settings.rounds(for: c.count), "\(c.id): \(k)")
+                    #expect(k.started == c.count * k.rounds && k.finished == k.started, "\(c.id): \(k)")
+                    #expect(!k.hitTimeLimit && r.outcome.isComplete, "\(c.id): \(r.outcome)")
+                    // The timestamp backend may skip a tick after a stall.
+                    #expect(k.ticks + r.outcome.skippedTicks == 2 * k.started, "\(c.id): \(k)")
+                    #expect(r.figures[.tickP99] != nil && r.figures[.cpu] != nil, "\(c.id)")
                 }
                 if c.starts == .spread {
-                    #expect(r.figures[Figure.startCall.name] != nil && r.figures[Figure.cancelCall.name] != nil, "\(c.id)")
+                    #expect(r.figures[.startCall] != nil && r.figures[.cancelCall] != nil, "\(c.id)")
                 }
             }
+            guard c.backend != "too-slow" else { continue }
+            // Pooled: the headline p99 counts every tick of both repeats, and says it.
+            let p99 = try #require(c[.tickP99])
+            #expect(p99.samples == c.repeats.reduce(0) { $0 + $1.counts.ticks }, "\(c.id)")
+            #expect(p99.samples >= 100 && p99.isResolved, "\(c.id): \(p99)")
+            #expect(c[.tickP999]?.isResolved == false, "\(c.id): a p99.9 of fewer than 1 000 ticks is not resolved")
+            #expect(c[.tickP99]?.repeats != nil, "\(c.id): the spread between repeats")
         }
         var compareOutput = StandardStreams(capturing: true)
         let path = folder.appendingPathComponent("run.json").path
@@ -118,6 +139,7 @@ import FoundationXML
         #expect(try ReportCommand(arguments: [path, "--output", again.path, "--format", "markdown"]).run(&reportOutput) == 0)
         #expect(try Data(contentsOf: again.appendingPathComponent("run.json")) == Data(contentsOf: folder.appendingPathComponent("run.json")))
         #expect(reportOutput.captured?.contains("## What keeps up") == true)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("run.json")).count < 1_000_000)
 
         let readme = try String(contentsOf: folder.appendingPathComponent("README.md"), encoding: .utf8)
         for backend in settings.backends { #expect(readme.contains(backend.description)) }

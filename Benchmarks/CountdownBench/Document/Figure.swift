@@ -1,0 +1,91 @@
+/// A figure the benchmark reports for each configuration: its name in the JSON, CSV and
+/// `compare`, its unit, how many samples resolve it, and below what change it is noise.
+/// Every figure is better lower.
+enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
+    case tickP50 = "tick.p50.ms"
+    case tickP90 = "tick.p90.ms"
+    case tickP99 = "tick.p99.ms"
+    case tickP999 = "tick.p99.9.ms"
+    case tickMax = "tick.max.ms"
+    /// Tick p99 over the p99 of a floor thread running in the same windows.
+    case floorRatio = "tick.p99.floor-ratio"
+    case finishP50 = "finish.p50.ms"
+    case finishP99 = "finish.p99.ms"
+    case startDelayP50 = "start-delay.p50.ms"
+    case startDelayP99 = "start-delay.p99.ms"
+    case lateStarts = "late-starts.percent"
+    case cpu = "cpu.percent"
+    /// CPU while the N `start` calls were made, the starter's pacing included.
+    case cpuStartPhase = "cpu.start-phase.percent"
+    /// CPU from the last start to the last finish: counting down alone.
+    case cpuSteady = "cpu.steady.percent"
+    /// Steady-state CPU divided by the events delivered in it: the figure that travels between
+    /// machines, and to a phone's battery.
+    case cpuPerEvent = "cpu.per-event.us"
+    case contextSwitches = "context-switches.per-s"
+    /// Threads that used at least 0.1 ms of CPU while the configuration ran, the benchmark's
+    /// own included (its starter, sampler, floor and delivery queue).
+    case threads = "threads.busy"
+    case poolWait = "pool-wait.p99.ms"
+    case rss = "rss.bytes-per-countdown"
+    case startCall = "start.median.us"
+    case startCallP99 = "start.p99.us"
+    case cancelCall = "cancel.median.us"
+    case cancelCallP99 = "cancel.p99.us"
+
+    var name: String { rawValue }
+
+    var unit: FigureUnit {
+        switch self {
+        case .tickP50, .tickP90, .tickP99, .tickP999, .tickMax, .finishP50, .finishP99, .startDelayP50,
+             .startDelayP99, .poolWait:
+            .milliseconds
+        case .floorRatio: .ratio
+        case .lateStarts: .percent
+        case .cpu, .cpuStartPhase, .cpuSteady: .percentOfCore
+        case .cpuPerEvent, .startCall, .startCallP99, .cancelCall, .cancelCallP99: .microseconds
+        case .contextSwitches: .perSecond
+        case .threads: .count
+        case .rss: .bytes
+        }
+    }
+
+    /// A change smaller than this (in the figure's unit) is never called a regression.
+    var noise: Double {
+        switch self {
+        case .tickP50, .tickP90, .finishP50, .startDelayP50: 0.1
+        case .tickP99, .finishP99, .startDelayP99: 0.2
+        case .tickP999, .poolWait: 0.5
+        case .tickMax, .floorRatio, .lateStarts: 1
+        case .cpu, .cpuStartPhase, .cpuSteady, .threads: 2
+        case .cpuPerEvent: 0.2
+        case .contextSwitches: 200
+        case .rss: 64
+        case .startCall, .cancelCall: 0.3
+        case .startCallP99, .cancelCallP99: 1
+        }
+    }
+
+    /// The percentile this figure reads from a histogram, if it is one.
+    var percentile: Double? {
+        switch self {
+        case .tickP50, .finishP50, .startDelayP50, .startCall, .cancelCall: 50
+        case .tickP90: 90
+        case .tickP99, .finishP99, .startDelayP99, .poolWait, .startCallP99, .cancelCallP99, .floorRatio: 99
+        case .tickP999: 99.9
+        case .tickMax: 100
+        default: nil
+        }
+    }
+
+    /// Samples below which the figure is not resolved: a p99 needs 100 (else it is the largest
+    /// of a few), a p99.9 1 000. A maximum is what it is at any count.
+    var samplesNeeded: Int {
+        switch percentile {
+        case 99.9?: 1000
+        case 99?: 100
+        case 90?: 10
+        default: 1
+        }
+    }
+}

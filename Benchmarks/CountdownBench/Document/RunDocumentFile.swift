@@ -1,0 +1,42 @@
+import Foundation
+
+/// run.json on disk: the current document written compact (sorted keys, no indentation), and
+/// any version this countdown-bench knows read back.
+enum RunDocumentFile {
+    static func encode(_ document: RunDocument) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+    }
+
+    static func load(_ path: String) throws(RunFileError) -> RunDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RunFileError("cannot read \(path): \(error.localizedDescription)")
+        }
+        struct Header: Decodable { let format: String; let version: Int }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == RunDocument.currentFormat else {
+            throw RunFileError("\(path) is not a run.json written by countdown-bench run --output")
+        }
+        do {
+            switch header.version {
+            case 1: return try JSONDecoder().decode(RunDocumentV1.self, from: data).upgraded
+            case RunDocument.currentVersion: return try JSONDecoder().decode(RunDocument.self, from: data)
+            default:
+                throw RunFileError("\(path) has format version \(header.version); this countdown-bench reads versions 1 to \(RunDocument.currentVersion)")
+            }
+        } catch let error as RunFileError {
+            throw error
+        } catch {
+            throw RunFileError("\(path) is damaged: \(error)")
+        }
+    }
+}
+
+/// A run.json that cannot be used: reported in one line, exit status 1.
+struct RunFileError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

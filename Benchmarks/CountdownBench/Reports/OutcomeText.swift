@@ -1,0 +1,47 @@
+/// An ``Outcome`` in words, one line: "complete", or what the time limit cut off and why, and
+/// every breach of the contract.
+enum OutcomeText {
+    static func describe(_ o: Outcome) -> String {
+        var parts: [String] = []
+        if let c = o.cutOff {
+            parts.append("time limit \(ReportFormat.milliseconds(c.limitMs)): \(c.finished) of \(c.countdowns) finished")
+            if c.notStarted > 0 {
+                parts.append("\(c.notStarted) never started (start calls took \(ReportFormat.milliseconds(c.startPhaseMs)))")
+            }
+            if let late = c.lateStartsPercent, late >= 0.5 {
+                parts.append("\(ReportFormat.percent(late)) started more than one tick late")
+            }
+            if let delay = c.startDelayP50Ms {
+                parts.append("median start delay \(c.startDelayIsLowerBound ? "≥ " : "")\(ReportFormat.milliseconds(delay))")
+            }
+        } else {
+            parts.append("complete")
+        }
+        if o.skippedTicks > 0 { parts.append("\(o.skippedTicks) ticks skipped (caught up)") }
+        if o.earlyEvents > 0 {
+            parts.append("\(o.earlyEvents) events EARLY (\(o.earlyFinishes) of them finishes; by up to \(ReportFormat.milliseconds(-o.earliestMs)))")
+        }
+        if o.doubledFinishes > 0 { parts.append("\(o.doubledFinishes) finishes DOUBLED") }
+        if o.eventsAfterFinish > 0 { parts.append("\(o.eventsAfterFinish) events AFTER a finish") }
+        for (error, times) in o.startErrors.sorted(by: { $0.key < $1.key }) { parts.append("start threw \(times)×: \(error)") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// A configuration's outcome, with the noise and busy-machine flags in front.
+    static func describe(_ c: RunDocument.Configuration) -> String {
+        var flags: [String] = []
+        if c.isNoisy, let r = c[.tickP99]?.repeats {
+            flags.append("NOISY (repeats' p99 \(ReportFormat.milliseconds(r.min))–\(ReportFormat.milliseconds(r.max)))")
+        }
+        if let load = c.load, load.isBusy { flags.append(LoadText.describe(load)) }
+        return (flags + [describe(c.outcome)]).joined(separator: "; ")
+    }
+}
+
+/// A ``MachineLoad`` in words.
+enum LoadText {
+    static func describe(_ load: MachineLoad) -> String {
+        let busy = load.isBusy ? "BUSY MACHINE: " : ""
+        return "\(busy)steal \(ReportFormat.percent(load.stealPercent)), other processes \(ReportFormat.percent(load.otherProcessesPercent))"
+    }
+}
