@@ -58,7 +58,7 @@ struct SuspendExperiment: Sendable {
             "--tick", "\(tick.nanoseconds / 1000)us", "--duration", "\(duration.nanoseconds / 1000)us",
         ], executable: executable, environment: clock?.environment ?? [:])
         defer { worker.end() }
-        guard worker.waitFor("start", count: keys, within: .seconds(10)) else {
+        guard worker.waitFor(.started, count: keys, within: .seconds(10)) else {
             throw SuspendError("the \(backend) worker did not start its countdowns within 10 s")
         }
         let starts = Self.starts(worker.received)
@@ -68,14 +68,14 @@ struct SuspendExperiment: Sendable {
         if let clock, let jump = scenario.clockJumpSeconds {
             clock.set(seconds: jump)
             let jumpedAt = SystemClocks.monotonic()
-            _ = worker.waitFor("done", within: duration + .seconds(5))
+            _ = worker.waitFor(.done, within: duration + .seconds(5))
             return judge(worker.received, starts: starts, continuedAt: jumpedAt, pausedFor: 0)
         }
         var pausedAt: UInt64?
         if scenario.pausedResumeAfterMs != nil {
-            worker.send("pause")
-            guard worker.waitFor("paused", within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not pause") }
-            pausedAt = Self.stamp(of: "paused", in: worker.received)
+            worker.send(.pause)
+            guard worker.waitFor(.paused, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not pause") }
+            pausedAt = worker.received.lazy.compactMap { if case let .paused(at)? = $0.message { at } else { nil } }.first
         }
         worker.stop()
         let stoppedAt = SystemClocks.monotonic()
@@ -87,12 +87,12 @@ struct SuspendExperiment: Sendable {
         var pausedFor: UInt64 = 0
         if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
             SystemClocks.sleep(untilMonotonic: continuedAt + ms(resumeAfter))
-            worker.send("resume")
-            guard worker.waitFor("resumed", within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not resume") }
-            pausedFor = (Self.stamp(of: "resumed", in: worker.received) ?? continuedAt) - pausedAt
+            worker.send(.resume)
+            guard worker.waitFor(.resumed, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not resume") }
+            pausedFor = (worker.received.lazy.compactMap { if case let .resumed(at)? = $0.message { at } else { nil } }.first ?? continuedAt) - pausedAt
         }
         let limit = duration + .milliseconds(Int64(scenario.freezeMs)) + .seconds(5)
-        _ = worker.waitFor("done", within: limit)
+        _ = worker.waitFor(.done, within: limit)
         return judge(worker.received, starts: starts, continuedAt: continuedAt, pausedFor: pausedFor)
     }
 
@@ -103,11 +103,10 @@ struct SuspendExperiment: Sendable {
         var finishes: [Int: [UInt64]] = [:]
         var firstTickError: [Int: Double] = [:]
         var burst: [Int: Int] = [:]
-        for line in lines where line.words.first == "event" && line.words.count == 5 {
-            guard let index = Int(line.words[1]), let remaining = Int64(line.words[3]), let at = UInt64(line.words[4]),
-                  let start = starts[index] else { continue }
+        for line in lines {
+            guard case let .event(index, kind, remaining, at)? = line.message, let start = starts[index] else { continue }
             let deadline = start + d + pausedFor
-            if line.words[2] == "finished" {
+            if kind == .finished {
                 finishes[index, default: []].append(at)
             } else if at >= continuedAt {
                 if firstTickError[index] == nil {
@@ -221,14 +220,10 @@ struct SuspendExperiment: Sendable {
 
     static func starts(_ lines: [WorkerProcess.Line]) -> [Int: UInt64] {
         var starts: [Int: UInt64] = [:]
-        for line in lines where line.words.first == "start" && line.words.count == 3 {
-            if let index = Int(line.words[1]), let at = UInt64(line.words[2]) { starts[index] = at }
+        for line in lines {
+            if case let .started(index, at)? = line.message { starts[index] = at }
         }
         return starts
-    }
-
-    static func stamp(of word: String, in lines: [WorkerProcess.Line]) -> UInt64? {
-        lines.first { $0.words.first.map(String.init) == word }.flatMap { $0.words.count > 1 ? UInt64($0.words[1]) : nil }
     }
 }
 

@@ -7,10 +7,7 @@ import Foundation
 /// streams every event to stdout, one line each, for `countdown-bench suspend` (the parent),
 /// which freezes this process with SIGSTOP and continues it with SIGCONT.
 ///
-/// Lines out: `ready`, `start INDEX NS`, `event INDEX tick|finished REMAINING_NS NS`,
-/// `paused NS`, `resumed NS`, `done`; NS is CLOCK_MONOTONIC, which keeps counting while the
-/// process is stopped, so the parent's and the worker's instants compare directly.
-/// Lines in (stdin): `pause`, `resume` (every key), `quit`.
+/// Lines out are ``WorkerMessage``s, lines in ``WorkerInstruction``s.
 struct WorkerCommand {
     static let usage = """
         USAGE: countdown-bench worker --backend NAME [--keys N] [--tick DURATION] [--duration DURATION]
@@ -53,45 +50,45 @@ struct WorkerCommand {
         let delivery = DispatchQueue(label: "worker.delivery")
         let scheduler = try backend.makeScheduler(.init(tickInterval: tick, deliveryQueue: delivery, capacity: keys))
         let finished = DispatchSemaphore(value: 0)
-        lines.write("ready")
+        lines.write(.ready)
         for index in 0..<keys {
-            lines.write("start \(index) \(SystemClocks.monotonic())")
+            lines.write(.started(index: index, at: SystemClocks.monotonic()))
             try scheduler.start(key: "key-\(index)", duration: duration) { event in
                 let now = SystemClocks.monotonic()
-                lines.write("event \(index) \(event.kind.rawValue) \(event.remaining.nanoseconds) \(now)")
+                lines.write(.event(index: index, kind: event.kind, remaining: event.remaining.nanoseconds, at: now))
                 if event.kind == .finished { finished.signal() }
             }
         }
         let commands = Thread {
             while let line = readLine() {
-                switch line {
-                case "pause":
+                switch WorkerInstruction(rawValue: line) {
+                case .pause:
                     for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
-                    lines.write("paused \(SystemClocks.monotonic())")
-                case "resume":
+                    lines.write(.paused(at: SystemClocks.monotonic()))
+                case .resume:
                     for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
-                    lines.write("resumed \(SystemClocks.monotonic())")
-                case "quit":
+                    lines.write(.resumed(at: SystemClocks.monotonic()))
+                case .quit:
                     exit(0)
-                default:
-                    lines.write("unknown \(line)")
+                case nil:
+                    lines.write(.unknown(line))
                 }
             }
         }
         commands.start()
         for _ in 0..<keys { finished.wait() }
         delivery.sync {}
-        lines.write("done")
+        lines.write(.done)
         scheduler.shutdown()
         return 0
     }
 }
 
-/// Whole lines to stdout, each written with one `write(2)` so that lines from different
+/// Messages to stdout, a line each, written with one `write(2)` so that lines from different
 /// threads never interleave and the parent sees each as soon as it is written.
 final class LineWriter: Sendable {
-    func write(_ line: String) {
-        var text = line + "\n"
+    func write(_ message: WorkerMessage) {
+        var text = message.line + "\n"
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

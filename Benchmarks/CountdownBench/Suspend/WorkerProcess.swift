@@ -6,7 +6,9 @@ import Foundation
 /// thread of their own and timestamped, its stdin writable, and SIGSTOP / SIGCONT sent to it.
 final class WorkerProcess: Sendable {
     struct Line: Sendable {
-        let words: [Substring]
+        /// nil for a line no worker writes (kept, so that nothing it said is dropped unseen).
+        let message: WorkerMessage?
+        let text: String
         /// When the parent read it (CLOCK_MONOTONIC ns).
         let received: UInt64
     }
@@ -52,7 +54,7 @@ final class WorkerProcess: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    lines.withLock { $0.append(Line(words: text.split(separator: " "), received: now)) }
+                    lines.withLock { $0.append(Line(message: WorkerMessage(line: text), text: text, received: now)) }
                 }
             }
             ended.signal()
@@ -62,8 +64,8 @@ final class WorkerProcess: Sendable {
 
     var pid: Int32 { process.processIdentifier }
 
-    func send(_ command: String) {
-        try? input.write(contentsOf: Data((command + "\n").utf8))
+    func send(_ instruction: WorkerInstruction) {
+        try? input.write(contentsOf: Data((instruction.rawValue + "\n").utf8))
     }
 
     func stop() { kill(pid, SIGSTOP) }
@@ -71,11 +73,11 @@ final class WorkerProcess: Sendable {
 
     var received: [Line] { lines.withLock { $0 } }
 
-    /// Waits until a line starting with `word` arrives (or `count` of them); false at the limit.
-    func waitFor(_ word: String, count: Int = 1, within limit: Duration) -> Bool {
+    /// Waits until a message of `kind` arrives (or `count` of them); false at the limit.
+    func waitFor(_ kind: WorkerMessage.Kind, count: Int = 1, within limit: Duration) -> Bool {
         let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
         while SystemClocks.monotonic() < deadline {
-            if lines.withLock({ $0.filter { $0.words.first.map(String.init) == word }.count }) >= count { return true }
+            if lines.withLock({ $0.filter { $0.message?.kind == kind }.count }) >= count { return true }
             SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
         }
         return false
@@ -84,7 +86,7 @@ final class WorkerProcess: Sendable {
     /// Ends the worker (continuing it first, if it was stopped) and waits for its output to end.
     func end() {
         kill(pid, SIGCONT)
-        send("quit")
+        send(.quit)
         if ended.wait(timeout: .now() + .seconds(5)) == .timedOut {
             process.terminate()
             // A worker wedged where it cannot take SIGTERM (seen: libfaketime's start-up inside

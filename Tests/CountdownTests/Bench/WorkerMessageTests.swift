@@ -1,0 +1,18 @@
+import Testing
+
+@testable import CountdownBench
+
+@Suite struct WorkerMessageTests {
+    @Test(arguments: [
+        WorkerMessage.ready, .started(index: 3, at: 123_456_789), .event(index: 0, kind: .tick, remaining: 1_800_000_000, at: 42),
+        .event(index: 9, kind: .finished, remaining: 0, at: 7), .paused(at: 1), .resumed(at: 2), .done, .unknown("jump now"),
+    ])
+    func aMessageReadsBackAsWritten(_ message: WorkerMessage) {
+        #expect(WorkerMessage(line: message.line) == message, "\(message.line)")
+    }
+
+    @Test(arguments: ["", "start 1", "event 1 tock 5 6", "event x tick 5 6", "paused soon", "ready now"])
+    func aLineNoWorkerWritesIsNotAMessage(_ line: String) {
+        #expect(WorkerMessage(line: line) == nil)
+    }
+}
