@@ -19,7 +19,7 @@ enum BenchCommand {
         OPTIONS:
           -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
 
-        Backends: \(CountdownCatalog.names.joined(separator: ", ")).
+        Backends: \(CountdownBackend.names.joined(separator: ", ")).
         Figures are measured on Linux (corelibs Foundation and libdispatch); see README.md.
         """
 

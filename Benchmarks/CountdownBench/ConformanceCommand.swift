@@ -13,13 +13,14 @@ struct ConformanceCommand {
         backend declares. Figures and failure messages follow the matrix.
 
         OPTIONS:
-          --backend NAME        \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --backend NAME        \(CountdownBackend.names.joined(separator: ", ")), or all (default).
           --check ID            Only this check (repeatable as a comma list): \(CountdownConformance.checks.prefix(3).map(\.id).joined(separator: ", ")), …
           --format text|json    text (default) or JSON reports.
           --seed N              Seed of the randomized check (printed; use it to replay).
           --operations N        Operations of the randomized check (default 2000).
           --output DIR          Also write DIR/conformance.txt and DIR/conformance.json, with the
                                 machine they were measured on (release builds only).
+                                {machine} in DIR becomes this machine's folder name: results/{machine}.
           --no-progress         No progress lines on stderr.
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
@@ -38,7 +39,7 @@ struct ConformanceCommand {
         var args = Arguments(arguments, subcommand: "conformance")
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
-        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         var options = CountdownConformance.Options()
         if let seed = try args.value("--seed") {
@@ -49,7 +50,7 @@ struct ConformanceCommand {
             options.randomizedOperations = operations
         }
         self.options = options
-        outputDirectory = try args.value("--output")
+        outputDirectory = try args.value("--output").map(Machine.expand)
         if outputDirectory != nil, !Machine.isReleaseBuild {
             throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
         }
@@ -81,7 +82,7 @@ struct ConformanceCommand {
                     wallClock: environment.wallClock))
             }
             let report = suite.run(only: checkIDs, concurrency: 6)
-            let profile = try backend.makeScheduler().profile
+            let profile = try backend.profile()
             reports.append((backend, profile, report))
             if showProgress {
                 output.writeError("conformance: \(backend): \(report.results.filter { $0.verdict == .pass }.count) of \(report.results.count) passed\n")

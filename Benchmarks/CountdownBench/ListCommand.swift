@@ -15,7 +15,7 @@ struct ListCommand {
         measures them.
 
         OPTIONS:
-          --backend NAME        \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --backend NAME        \(CountdownBackend.names.joined(separator: ", ")), or all (default).
           --format text|json    text (default) or a JSON array.
         """
 
@@ -26,7 +26,7 @@ struct ListCommand {
     init(arguments: [String]) throws(UsageError) {
         var args = Arguments(arguments, subcommand: "list")
         showHelp = args.flag("-h", "--help")
-        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         try args.finish()
     }
@@ -36,12 +36,9 @@ struct ListCommand {
             output.write(Self.usage + "\n")
             return 0
         }
-        // Default options: the profile a user gets without configuring anything.
-        let profiles = try backends.map { backend in
-            let scheduler = try backend.makeScheduler()
-            defer { scheduler.shutdown() }
-            return scheduler.profile
-        }
+        // Default options: the profile a user gets without configuring anything, as each
+        // backend declares it (no scheduler is made).
+        let profiles = try backends.map { try $0.profile() }
         output.write(format == "json" ? try json(profiles) : text(profiles))
         return 0
     }

@@ -24,7 +24,7 @@ struct RunCommand {
 
         OPTIONS:
           --quick               A smoke run for CI (N = 10 and 1 000, one repeat; ~30 s).
-          --backend NAMES       Comma list of \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --backend NAMES       Comma list of \(CountdownBackend.names.joined(separator: ", ")), or all (default).
           --counts N,N,…        Concurrent countdowns (default 1,10,100,1000,10000; 10k = 10000).
           --tick DURATION       The tick interval T (default 10ms; e.g. 1s, 200ms).
           --duration DURATION   Each countdown's length D (default 1s).
@@ -60,7 +60,7 @@ struct RunCommand {
         showProgress = !args.flag("--no-progress")
         allowDebug = args.flag("--allow-debug")
         var settings = args.flag("--quick") ? RunSettings.quick : RunSettings()
-        if let names = try args.value("--backend") { settings.backends = try CountdownCatalog.select(names) }
+        if let names = try args.value("--backend") { settings.backends = try CountdownBackend.select(names) }
         if let list = try args.value("--counts") { settings.counts = try Self.counts(list) }
         if let tick = try args.duration("--tick") { settings.tick = tick }
         if let duration = try args.duration("--duration") { settings.duration = duration }

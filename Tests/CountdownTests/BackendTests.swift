@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Countdown
+@testable import CountdownBench
 @testable import CountdownConformance
 
 /// What only one strategy has: its thread, its worker, its clock, its declared profile.
@@ -168,5 +169,16 @@ struct BackendTests {
         #expect(compensated.displayName == "dispatch-source(compensated)")
         #expect(compensated.suspension == .keepsDeadline && compensated.wallClockJump == .immune && compensated.drift == .bounded)
         #expect(CountdownBackend.named("nope").isEmpty)
+    }
+
+    @Test("the catalogue declares each profile without making a scheduler, as the scheduler would")
+    func declaredWithoutAScheduler() throws {
+        for backend in CountdownBackend.allWithVariants {
+            for options in [CountdownBackend.Options(), .init(tickInterval: .milliseconds(10), capacity: 7, maximumDuration: .seconds(60))] {
+                let scheduler = try backend.makeScheduler(options)
+                defer { scheduler.shutdown() }
+                #expect(try backend.profile(options) == scheduler.profile, "\(backend)")
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Countdown
+@testable import CountdownBench
 import CountdownConformance
 import CountdownSupport
 import Dispatch

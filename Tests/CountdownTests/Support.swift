@@ -1,4 +1,5 @@
 import Countdown
+@testable import CountdownBench
 import Dispatch
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 @testable import CountdownConformance
 
 /// Every built-in backend, for parameterized tests.
-let allBackends = CountdownBackend.allWithOptions
+let allBackends = CountdownBackend.allWithVariants
 
 extension CountdownBackend: CustomTestStringConvertible {
     public var testDescription: String { description }

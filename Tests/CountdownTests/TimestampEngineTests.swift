@@ -3,6 +3,7 @@ import Dispatch
 import Testing
 
 @testable import Countdown
+@testable import CountdownBench
 @testable import CountdownConformance
 
 /// The recommended backend's engine: its due queue, its tolerance, its batches.

@@ -21,11 +21,12 @@ struct SuspendCommand {
         libdispatch's monotonic timers too).
 
         OPTIONS:
-          --backend NAMES     Comma list of \(CountdownCatalog.names.joined(separator: ", ")), or all (default).
+          --backend NAMES     Comma list of \(CountdownBackend.names.joined(separator: ", ")), or all (default).
           --freeze DURATION   One freeze length instead of the three (the paused run uses it too).
           --keys N            Countdowns per worker (default 4).
           --format text|json  What stdout gets.
           --output DIR        Also write DIR/suspend.txt and DIR/suspend.json (release builds only).
+                              {machine} in DIR becomes this machine's folder name: results/{machine}.
           --no-progress       No progress on stderr.
 
         EXIT STATUS: 0 every backend behaved as it declares; 3 one did not; 1 an error; 2 bad arguments.
@@ -47,12 +48,12 @@ struct SuspendCommand {
         var args = Arguments(arguments, subcommand: "suspend")
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
-        backends = try CountdownCatalog.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
         let freeze = try args.duration("--freeze")
         if let freeze, freeze > .seconds(60) { throw UsageError("--freeze must be at most 60s") }
         keys = try args.wholeNumber("--keys", in: 1...1000) ?? 4
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
-        outputDirectory = try args.value("--output")
+        outputDirectory = try args.value("--output").map(Machine.expand)
         try args.finish()
         if outputDirectory != nil, !Machine.isReleaseBuild {
             throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")

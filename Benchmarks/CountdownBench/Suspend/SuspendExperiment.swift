@@ -130,7 +130,7 @@ struct SuspendExperiment: Sendable {
         let doubled = keysSorted.filter { (finishes[$0]?.count ?? 0) > 1 }.count
         let burstTicks = burst.values.max() ?? 0
         let (asDeclared, verdict) = Self.verdict(
-            profile: try? backend.makeScheduler().profile, scenario: scenario, tickMs: tick.seconds * 1000,
+            profile: try? backend.profile(), scenario: scenario, tickMs: tick.seconds * 1000,
             durationMs: duration.seconds * 1000, finishErrors: finishErrors, afterContinue: afterContinue,
             burst: burstTicks, lost: lost, doubled: doubled)
         return Result(

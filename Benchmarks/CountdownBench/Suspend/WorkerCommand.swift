@@ -27,8 +27,8 @@ struct WorkerCommand {
         showHelp = args.flag("-h", "--help")
         let name = try args.value("--backend")
         if let name {
-            guard let backend = CountdownBackend.allWithOptions.first(where: { $0.description == name }) else {
-                throw UsageError("worker: --backend takes one of \(CountdownBackend.allWithOptions.map(\.description).joined(separator: ", ")), not '\(name)'")
+            guard let backend = CountdownBackend.allWithVariants.first(where: { $0.description == name }) else {
+                throw UsageError("worker: --backend takes one of \(CountdownBackend.allWithVariants.map(\.description).joined(separator: ", ")), not '\(name)'")
             }
             self.backend = backend
         } else {

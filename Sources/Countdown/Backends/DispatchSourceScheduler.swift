@@ -32,7 +32,16 @@ public final class DispatchSourceScheduler: KeyedCountdownScheduler {
             mechanism: DispatchSourceMechanism(
                 tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers"),
                 compensatesMissedTicks: compensatesMissedTicks))
-        super.init(profile: CountdownProfile(
+        super.init(
+            profile: Self.profile(maximumDuration: maximumDuration, compensatesMissedTicks: compensatesMissedTicks),
+            table: table)
+    }
+
+    /// What a scheduler made with these arguments declares, without making one.
+    public static func profile(
+        maximumDuration: Duration = CountdownLimits.defaultMaximumDuration, compensatesMissedTicks: Bool = false
+    ) -> CountdownProfile {
+        CountdownProfile(
             name: "dispatch-source",
             variant: compensatesMissedTicks ? "compensated" : nil,
             mechanism: compensatesMissedTicks
@@ -42,7 +51,7 @@ public final class DispatchSourceScheduler: KeyedCountdownScheduler {
             suspension: compensatesMissedTicks ? .keepsDeadline : .finishesLateByFreeze,
             wallClockJump: .immune,
             capacity: nil,
-            maximumDuration: maximumDuration), table: table)
+            maximumDuration: maximumDuration)
     }
 }
 

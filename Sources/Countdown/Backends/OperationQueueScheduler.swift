@@ -36,7 +36,15 @@ public final class OperationQueueScheduler: KeyedCountdownScheduler {
         queue.maxConcurrentOperationCount = capacity
         table = KeyedCountdowns(
             settings: settings, mechanism: OperationQueueMechanism(tick: tickInterval, queue: queue))
-        super.init(profile: CountdownProfile(
+        super.init(profile: Self.profile(capacity: capacity, maximumDuration: maximumDuration), table: table)
+    }
+
+    /// What a scheduler made with these arguments declares, without making one.
+    public static func profile(
+        capacity: Int = OperationQueueScheduler.defaultCapacity,
+        maximumDuration: Duration = OperationQueueScheduler.defaultMaximumDuration
+    ) -> CountdownProfile {
+        CountdownProfile(
             name: "operation-queue",
             mechanism: "one Operation per countdown looping deliver → sleep one tick → decrement",
             threads: "one blocked pool thread per countdown (the pool grows ~1 thread/s on Linux)",
@@ -44,7 +52,7 @@ public final class OperationQueueScheduler: KeyedCountdownScheduler {
             wallClockJump: .immune,
             drift: .accumulates,
             capacity: capacity,
-            maximumDuration: maximumDuration), table: table)
+            maximumDuration: maximumDuration)
     }
 
     var operationQueue: OperationQueue { table.mechanism.queue }

@@ -23,14 +23,19 @@ public final class RunLoopScheduler: KeyedCountdownScheduler {
             deliveryQueue: deliveryQueue, label: "countdown.run-loop")
         table = KeyedCountdowns(
             settings: settings, mechanism: RunLoopMechanism(tick: tickInterval, thread: RunLoopThread()))
-        super.init(profile: CountdownProfile(
+        super.init(profile: Self.profile(maximumDuration: maximumDuration), table: table)
+    }
+
+    /// What a scheduler made with these arguments declares, without making one.
+    public static func profile(maximumDuration: Duration = CountdownLimits.defaultMaximumDuration) -> CountdownProfile {
+        CountdownProfile(
             name: "run-loop",
             mechanism: "one Thread running its own RunLoop; one repeating Timer per countdown in .common mode; counts fires",
             threads: "one dedicated thread, whatever the count",
             suspension: .finishesLateByFreeze,
             wallClockJump: .immune,
             capacity: nil,
-            maximumDuration: maximumDuration), table: table)
+            maximumDuration: maximumDuration)
     }
 
     /// Whether the scheduler's run-loop thread is still running: false once shut down.

@@ -42,9 +42,18 @@ public final class TimestampScheduler: KeyedCountdownScheduler {
             mechanism: TimestampMechanism(
                 tick: tickInterval, clock: clock,
                 ticker: Ticker(tolerance: tolerance, queue: settings.deliveryQueue)))
-        super.init(profile: CountdownProfile(
+        super.init(
+            profile: Self.profile(clock: clock, tolerance: tolerance, maximumDuration: maximumDuration), table: table)
+    }
+
+    /// What a scheduler made with these arguments declares, without making one.
+    public static func profile(
+        clock: CountdownClock = .wall, tolerance: Duration = .zero,
+        maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
+    ) -> CountdownProfile {
+        CountdownProfile(
             name: "timestamp",
-            variant: Self.variant(clock: clock, tolerance: tolerance),
+            variant: variant(clock: clock, tolerance: tolerance),
             mechanism: "a deadline per countdown; remaining = deadline − \(clock.name) clock now, "
                 + "at ticks from one shared ticker (a 4-ary heap of due times, one DispatchSourceTimer on the delivery queue)",
             threads: "none of its own: one dispatch timer, on the delivery queue, for all countdowns",
@@ -52,11 +61,11 @@ public final class TimestampScheduler: KeyedCountdownScheduler {
             wallClockJump: clock.followsWallClock ? .movesCountdown : .immune,
             capacity: nil,
             maximumDuration: maximumDuration,
-            tolerance: tolerance), table: table)
+            tolerance: tolerance)
     }
 
     /// `wall`, `continuous`, or with a tolerance `continuous~10ms`.
-    static func variant(clock: CountdownClock, tolerance: Duration) -> String {
+    public static func variant(clock: CountdownClock, tolerance: Duration) -> String {
         tolerance == .zero ? clock.name : "\(clock.name)~\(tolerance.text.filter { $0 != " " })"
     }
 

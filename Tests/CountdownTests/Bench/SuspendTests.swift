@@ -20,10 +20,10 @@ import Testing
         ).run(executable: Self.executable)
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithOptions.map(\.description))
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
     func aFrozenProcessDoesWhatTheBackendDeclares(_ name: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no \(Self.executable.path)")
-        let backend = try #require(CountdownBackend.allWithOptions.first { $0.description == name })
+        let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let declared = try backend.makeScheduler().profile.suspension
         let several = SuspendCommand.defaultScenarios[1], paused = SuspendCommand.defaultScenarios[3]
 
@@ -98,9 +98,9 @@ import Testing
        .enabled(if: FakeTime.library != nil, "libfaketime is not installed (apt-get install faketime)"),
        .enabled(if: ThreadSanitizer.acquire == nil, "libfaketime cannot start inside a ThreadSanitizer build"))
 struct WallClockJumpTests {
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithOptions.map(\.description))
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
     func theWallClockSetForwardMovesOnlyWhatFollowsIt(_ name: String) throws {
-        let backend = try #require(CountdownBackend.allWithOptions.first { $0.description == name })
+        let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let declared = try backend.makeScheduler().profile.wallClockJump
         let result = try SuspendExperiment(
             backend: backend, scenario: SuspendCommand.clockScenarios[0], keys: 3, tick: SuspendCommand.tick,

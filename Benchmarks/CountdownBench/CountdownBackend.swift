@@ -1,0 +1,150 @@
+import Countdown
+import Dispatch
+
+/// The benchmark's catalogue: every built-in backend by its command-line name, its declared
+/// profile (read without making a scheduler), and how to make one. The benchmark, its
+/// conformance command and the tests run "every backend" from it without listing types.
+struct CountdownBackend: Sendable, CustomStringConvertible {
+    /// What the benchmark makes a scheduler with. A backend takes what it has a use for (the
+    /// capacity only where it declares one, the wall clock only where it reads it).
+    struct Options: Sendable {
+        var tickInterval: Duration = .seconds(1)
+        var deliveryQueue: DispatchQueue?
+        /// Nil keeps the backend's default.
+        var capacity: Int?
+        /// Nil keeps the backend's default.
+        var maximumDuration: Duration?
+        /// The wall clock, for backends that read it (a clock that jumps, in tests); nil: `Date`.
+        var wallClock: CountdownClock?
+    }
+
+    /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
+    let name: String
+    /// `compensated`, `wall`, `continuous`, `continuous~10ms`; nil when there is one kind.
+    let variant: String?
+    private let declared: (@Sendable (Options) -> CountdownProfile)?
+    private let factory: @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
+
+    /// A backend of your own, made by `makeScheduler`, to sit beside the built-in ones; without
+    /// `profile`, its profile is read from a scheduler made for the purpose.
+    init(
+        name: String, variant: String? = nil, profile: (@Sendable (Options) -> CountdownProfile)? = nil,
+        makeScheduler: @escaping @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
+    ) {
+        self.name = name
+        self.variant = variant
+        self.declared = profile
+        self.factory = makeScheduler
+    }
+
+    /// `name`, or `name(variant)`.
+    var description: String { variant.map { "\(name)(\($0))" } ?? name }
+
+    func makeScheduler(_ options: Options = Options()) throws(CountdownError) -> any CountdownScheduler {
+        try factory(options)
+    }
+
+    /// What a scheduler made with `options` declares.
+    func profile(_ options: Options = Options()) throws(CountdownError) -> CountdownProfile {
+        if let declared { return declared(options) }
+        let scheduler = try factory(options)
+        defer { scheduler.shutdown() }
+        return scheduler.profile
+    }
+
+    static func dispatchSource(compensated: Bool) -> CountdownBackend {
+        CountdownBackend(name: "dispatch-source", variant: compensated ? "compensated" : nil) { o in
+            DispatchSourceScheduler.profile(
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration, compensatesMissedTicks: compensated)
+        } makeScheduler: { (o: Options) throws(CountdownError) in
+            try DispatchSourceScheduler(
+                tickInterval: o.tickInterval,
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+                deliveryQueue: o.deliveryQueue, compensatesMissedTicks: compensated)
+        }
+    }
+
+    static let dispatchSource = dispatchSource(compensated: false)
+
+    /// The same timers, taking off every interval libdispatch reports missed, so a frozen
+    /// process keeps its deadline.
+    static let dispatchSourceCompensated = dispatchSource(compensated: true)
+
+    static let operationQueue = CountdownBackend(name: "operation-queue") { o in
+        OperationQueueScheduler.profile(
+            capacity: o.capacity ?? OperationQueueScheduler.defaultCapacity,
+            maximumDuration: o.maximumDuration ?? OperationQueueScheduler.defaultMaximumDuration)
+    } makeScheduler: { (o: Options) throws(CountdownError) in
+        try OperationQueueScheduler(
+            tickInterval: o.tickInterval,
+            capacity: o.capacity ?? OperationQueueScheduler.defaultCapacity,
+            maximumDuration: o.maximumDuration ?? OperationQueueScheduler.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    static let runLoop = CountdownBackend(name: "run-loop") { o in
+        RunLoopScheduler.profile(maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
+    } makeScheduler: { (o: Options) throws(CountdownError) in
+        try RunLoopScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    /// With a wall clock (`followsWallClock`), `Options.wallClock` replaces it when given.
+    /// A `tolerance` above zero lets ticks due within it share one wake-up (never early); with
+    /// a tick interval shorter than twice the tolerance, half the tick is used instead, and the
+    /// profile says so.
+    static func timestamp(_ clock: CountdownClock, tolerance: Duration = .zero) -> CountdownBackend {
+        CountdownBackend(name: "timestamp", variant: TimestampScheduler.variant(clock: clock, tolerance: tolerance)) { o in
+            TimestampScheduler.profile(
+                clock: clock, tolerance: min(tolerance, o.tickInterval / 2),
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
+        } makeScheduler: { (o: Options) throws(CountdownError) in
+            try TimestampScheduler(
+                tickInterval: o.tickInterval,
+                clock: clock.followsWallClock ? (o.wallClock ?? clock) : clock,
+                tolerance: min(tolerance, o.tickInterval / 2),
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+                deliveryQueue: o.deliveryQueue)
+        }
+    }
+
+    /// The strategies, the timestamp backend once per clock: the default sweep.
+    static let all: [CountdownBackend] = [
+        .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous),
+    ]
+
+    /// Variants measured beside the strategies but not in the default sweep:
+    /// `dispatch-source(compensated)`, and `timestamp(continuous~10ms)`, the recommended backend
+    /// with a 10 ms coalescing tolerance.
+    static let variants: [CountdownBackend] = [
+        .dispatchSourceCompensated, .timestamp(.continuous, tolerance: .milliseconds(10)),
+    ]
+
+    /// ``all`` and ``variants``.
+    static let allWithVariants: [CountdownBackend] = all + variants
+
+    /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
+    static var names: [String] {
+        var seen: [String] = []
+        for backend in allWithVariants where !seen.contains(backend.name) { seen.append(backend.name) }
+        return seen
+    }
+
+    /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives every clock,
+    /// `dispatch-source` both variants.
+    static func named(_ name: String) -> [CountdownBackend] {
+        allWithVariants.filter { $0.name == name || $0.description == name }
+    }
+
+    /// A comma list of names, or `all`.
+    static func select(_ list: String) throws(UsageError) -> [CountdownBackend] {
+        if list == "all" { return allWithVariants }
+        let backends = list.split(separator: ",").flatMap { named(String($0)) }
+        guard !backends.isEmpty else {
+            throw UsageError("unknown backend '\(list)'; choose from \((names + ["all"]).joined(separator: ", "))")
+        }
+        return backends
+    }
+}
