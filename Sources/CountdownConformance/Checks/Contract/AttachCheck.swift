@@ -1,0 +1,68 @@
+import CountdownSupport
+import Countdown
+import Dispatch
+import Foundation
+
+/// The `attach` check: start on a running key: observer replaced (the old one silent), no restart, no extension.
+enum AttachCheck {
+    static let check = ConformanceCheck(
+        "attach", .contract,
+        "start on a running key: observer replaced (the old one silent), no restart, no extension",
+        body: run)
+
+    static func run(_ c: CheckContext) throws {
+        let tick = Duration.milliseconds(20), duration = Duration.seconds(4)
+        let h = try c.makeScheduler(tick: tick)
+        let old = h.recorder(), new = h.recorder()
+        let before = SystemClocks.monotonic()
+        try h.scheduler.start(key: "sms", duration: duration, observer: old.observer)
+        // Counted, not slept: the first tick and 24 more mean at least 24 ticks have passed.
+        guard c.expect(old.wait { $0.count >= 25 }, "fewer than 25 ticks in 10 s at a 20 ms tick") else { return }
+        // On the delivery queue nothing of the old observer's can be in flight.
+        let (outcome, oldCount, attachedAt) = try h.queue.queue.sync {
+            let outcome = try h.scheduler.start(key: "sms", duration: duration, observer: new.observer)
+            return (outcome, old.count, SystemClocks.monotonic())
+        }
+        guard case .attached(let remaining) = outcome else {
+            c.fail("start on a running key returned \(outcome), not attached")
+            return
+        }
+        c.figure("attached with \(remaining) left after ≥ 24 ticks of a 4 s countdown")
+        c.expect(remaining > .zero && remaining <= duration - tick * 24 + .milliseconds(1),
+                 "attached with \(remaining); 24 ticks had passed, so at most \(duration - tick * 24) remained")
+
+        // Behind a busy queue: ticks already queued for the replaced observer stay silent.
+        let behind = h.recorder(), successor = h.recorder()
+        try h.scheduler.start(key: "held", duration: duration, observer: behind.observer)
+        _ = behind.wait { $0.count >= 2 }
+        let behindCount = try h.queue.holding {
+            let count = behind.count
+            settle(tick * 3)
+            _ = try h.scheduler.start(key: "held", duration: duration, observer: successor.observer)
+            return count
+        }
+
+        guard c.expect(new.waitForFinish(), "the new observer heard no finish") else { return }
+        settle(tick * 3)
+        h.queue.drain()
+        c.expect(old.count == oldCount, "the replaced observer heard \(old.all.dropFirst(oldCount).map { EventRules.describe($0.event) })")
+        c.expect(behind.count == behindCount, "ticks queued before the attach reached the replaced observer")
+        c.expect(successor.count >= 1, "the observer attached behind a busy queue heard nothing")
+        if let first = new.all.first {
+            c.expect(first.event == CountdownEvent(key: "sms", kind: .tick, remaining: remaining),
+                     "the attached observer's first event is \(EventRules.describe(first.event)), not tick(\(remaining))")
+            c.expect(first.at - attachedAt < 3_000_000_000, "the attach tick came \(DurationText.nanoseconds(Double(first.at - attachedAt))) after the attach")
+        }
+        EventRules.wellFormed(new.all, "attached", in: c)
+        c.expect(new.finishes.count == 1, "the attached observer heard \(new.finishes.count) finishes")
+        if let finish = new.finishes.first {
+            c.expect(finish.at + granularity >= before + nanoseconds(duration), "finished before the original deadline")
+        }
+        // Not restarted, not extended: with `remaining` left, at most one tick per interval of
+        // it follows the attach tick. (A countdown restarted or extended at the attach would tick
+        // for the whole duration again. Counted, not timed: a drifting backend finishes late.)
+        let allowed = Int((remaining / tick).rounded(.up)) + 1
+        c.expect(new.ticks.count <= allowed,
+                 "\(new.ticks.count) ticks after attaching with \(remaining) left: at most \(allowed), unless restarted or extended")
+    }
+}

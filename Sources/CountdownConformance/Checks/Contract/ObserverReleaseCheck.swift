@@ -1,0 +1,42 @@
+import CountdownSupport
+import Countdown
+import Dispatch
+import Foundation
+
+/// The `observer-release` check: no reference kept to observers that finished, were cancelled or replaced.
+enum ObserverReleaseCheck {
+    static let check = ConformanceCheck(
+        "observer-release", .contract,
+        "no reference kept to observers that finished, were cancelled or replaced",
+        body: run)
+
+    static func run(_ c: CheckContext) throws {
+        let h = try c.makeScheduler(tick: .milliseconds(10))
+        let s = h.scheduler
+        let finished = Locked(false)
+        let finishing = try startWatched(s, key: "finish", duration: .milliseconds(40)) { finished.withLock { $0 = true } }
+        let cancelled = try startWatched(s, key: "cancel", duration: .seconds(5))
+        let replaced = try startWatched(s, key: "replace", duration: .seconds(5))
+        c.expect(finishing.isAlive && cancelled.isAlive && replaced.isAlive, "observers were released while in use")
+        c.expect(waitUntil { finished.withLock { $0 } }, "the 40 ms countdown never finished")
+        c.expect(s.cancel(key: "cancel"), "cancel returned false")
+        let replacement = try startWatched(s, key: "replace", duration: .seconds(5))
+        h.queue.drain()
+        c.expect(waitUntil(timeout: .seconds(3)) { !finishing.isAlive }, "the observer of a finished countdown is still referenced")
+        c.expect(waitUntil(timeout: .seconds(3)) { !cancelled.isAlive }, "the observer of a cancelled countdown is still referenced")
+        c.expect(waitUntil(timeout: .seconds(3)) { !replaced.isAlive }, "a replaced observer is still referenced")
+        c.expect(replacement.isAlive, "the current observer was released")
+    }
+
+    /// Starts a countdown whose observer is the only holder of a token the check can watch.
+    private static func startWatched(
+        _ s: any CountdownScheduler, key: String, duration: Duration, onFinish: (@Sendable () -> Void)? = nil
+    ) throws -> Watched {
+        let token = Token()
+        try s.start(key: key, duration: duration) { event in
+            _ = token
+            if event.kind == .finished { onFinish?() }
+        }
+        return Watched(token)
+    }
+}

@@ -1,0 +1,66 @@
+import CountdownSupport
+import Countdown
+import Dispatch
+import Foundation
+
+/// The `profile.slow-observer` check: an observer that blocks the delivery queue stalls the other countdowns only when declared.
+enum ProfileSlowObserverCheck {
+    static let check = ConformanceCheck(
+        "profile.slow-observer", .profile,
+        "an observer that blocks the delivery queue stalls the other countdowns only when declared",
+        body: run)
+
+    static func run(_ c: CheckContext) throws {
+        // A 50 ms tick: a stall of the machine shorter than that costs a tick-counting backend
+        // nothing, so only the blocked observer can make the others late.
+        let tick = Duration.milliseconds(50)
+        let h = try c.makeScheduler(tick: tick)
+        let declared = h.scheduler.profile.slowObserver
+        let block = Duration.milliseconds(400), duration = Duration.seconds(3)
+        let others = (0..<5).map { _ in h.recorder() }
+        let window = Locked<(start: UInt64, end: UInt64)?>(nil)
+        try h.scheduler.start(key: "slow", duration: .seconds(10)) { _ in
+            // Once every other countdown has delivered its first fire, one of this observer's
+            // ticks holds the delivery queue, as a slow observer on the main queue would. Each
+            // other countdown is then measured from a fire the block cannot have delayed.
+            guard window.withLock({ $0 == nil }), others.allSatisfy({ $0.count >= 2 }) else { return }
+            let start = SystemClocks.monotonic()
+            settle(block)
+            window.withLock { $0 = (start, SystemClocks.monotonic()) }
+        }
+        for (i, log) in others.enumerated() {
+            try h.scheduler.start(key: "k\(i)", duration: duration, observer: log.observer)
+        }
+        guard c.expect(waitUntil { others.allSatisfy { !$0.finishes.isEmpty } }, "the other countdowns never finished"),
+              let (blockStart, blockEnd) = window.withLock({ $0 })
+        else {
+            c.fail("the slow observer was never called after the others' first fires")
+            return
+        }
+        var lateness: [Int64] = []
+        for log in others {
+            let ticks = log.ticks
+            guard ticks.count >= 2, let finish = log.finishes.first, ticks[1].at < blockStart else { continue }
+            let deadline = ticks[1].at + nanoseconds(duration - tick)
+            // A countdown whose deadline the block covered cannot tell a stall from a delay.
+            guard blockEnd < deadline else { continue }
+            // Timing kept: the block ends before the deadline, so the finish is on time.
+            // Counting stalled: the finish comes about the block's length late.
+            lateness.append(Int64(finish.at) - Int64(deadline))
+        }
+        guard let worst = lateness.max() else {
+            c.inconclusive("no countdown fired before the block and finished after it")
+            return
+        }
+        c.figure("one observer blocked the delivery queue \(DurationText.nanoseconds(Double(blockEnd - blockStart))); the others finished up to \(DurationText.nanoseconds(Double(worst))) late")
+        let observed: CountdownProfile.SlowObserver
+        switch worst {
+        case ..<150_000_000: observed = .delaysDeliveryOnly
+        case 300_000_000...: observed = .stallsCountdowns
+        default:
+            c.inconclusive("finishes \(DurationText.nanoseconds(Double(worst))) late: between on time and the block's length")
+            return
+        }
+        c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
+    }
+}
