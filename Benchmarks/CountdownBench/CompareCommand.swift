@@ -12,7 +12,7 @@ struct CompareCommand {
         threshold and by more than its noise floor (0.2 ms for a p99, 2 points of CPU, …), and,
         when both runs have repeats, when every new repeat is worse than every old one.
         Improvements likewise. A percentile its samples do not resolve in either run, and a
-        configuration marked NOISY in either run, is shown but never decides the exit status.
+        configuration marked NOISY or DISTURBED in either run, is shown but never decides the exit status.
         Every figure is better lower.
 
         OPTIONS:
@@ -92,7 +92,8 @@ struct CompareCommand {
             for figure in Figure.allCases {
                 guard let a = before[figure], let b = configuration[figure] else { continue }
                 let caveat: String? = !a.isResolved || !b.isResolved ? "too few samples"
-                    : before.isNoisy || configuration.isNoisy ? "noisy" : nil
+                    : before.isNoisy || configuration.isNoisy ? "noisy"
+                    : before.isDisturbed || configuration.isDisturbed ? "disturbed" : nil
                 let verdict = verdict(old: a, new: b, figure: figure)
                 rows.append(Row(
                     configuration: configuration.id, figure: figure, old: a, new: b,

@@ -55,6 +55,9 @@ struct RunDocument: Codable, Sendable {
         let outcome: Outcome
         /// The repeats' tick p99s disagree by more than 2×.
         let isNoisy: Bool
+        /// In some repeat the floor thread in this configuration's window had a p99 more than 4×
+        /// the floor's p99 alone: the machine, not only the backend, was late then.
+        let isDisturbed: Bool
         /// The floor thread that ran through this configuration's windows, every repeat pooled;
         /// nil in version 1 files.
         let windowFloor: LatencySummary?

@@ -131,6 +131,7 @@ struct RunDocumentV1: Decodable {
         return RunDocument.Configuration(
             backend: c.backend, starts: c.starts, count: c.count, rounds: 1, figures: figures,
             outcome: .combined(repeats.map(\.outcome)), isNoisy: multiple && (p99s?.ratio ?? 1) > ConfigurationSummary.noisyRatio,
+            isDisturbed: false,
             windowFloor: nil, load: nil, repeats: repeats,
             histograms: .init(
                 tickLateness: pooled.tickLateness, finishError: pooled.finishError, startDelay: pooled.startDelay,

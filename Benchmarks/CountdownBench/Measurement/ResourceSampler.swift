@@ -3,8 +3,8 @@ import Dispatch
 import Foundation
 
 /// Samples the process while a configuration runs, on a thread of its own: peak threads (every
-/// 20 ms), and how long a block waits for libdispatch's global pool
-/// (one probe every 50 ms). The last is why the operation-queue backend starts late: its
+/// 10 ms), and how long a block waits for libdispatch's global pool
+/// (one probe every 10 ms, so that a configuration's window resolves a p99). The last is why the operation-queue backend starts late: its
 /// sleeping workers hold the pool's threads, which every other queue in the process, the
 /// delivery queue and Swift concurrency included, also needs.
 final class ResourceSampler: Sendable {
@@ -33,13 +33,13 @@ final class ResourceSampler: Sendable {
             }
             let now = SystemClocks.monotonic()
             if now >= nextProbe {
-                nextProbe = now + 50_000_000
+                nextProbe = now + 10_000_000
                 DispatchQueue.global().async { [peaks] in
                     let waited = SystemClocks.monotonic() - now
                     peaks.withLock { $0.poolWait.record(waited) }
                 }
             }
-            SystemClocks.sleep(untilMonotonic: now + 20_000_000)
+            SystemClocks.sleep(untilMonotonic: now + 10_000_000)
         }
         stopped.signal()
     }

@@ -5,14 +5,14 @@ struct CSVRunReport {
 
     static let header = [
         "backend", "starts", "n", "rounds", "repeat", "figure", "unit", "value", "samples", "lower_bound",
-        "resolved", "noisy", "busy_machine", "steal_percent", "outcome",
+        "resolved", "noisy", "disturbed", "busy_machine", "steal_percent", "outcome",
     ]
 
     func render() -> String {
         var lines = [Self.header.joined(separator: ",")]
         for c in document.configurations {
             let head = [c.backend, c.starts.rawValue, "\(c.count)", "\(c.rounds)"]
-            let flags = ["\(c.isNoisy)", "\(c.load?.isBusy ?? false)", c.load.map { "\($0.stealPercent)" } ?? ""]
+            let flags = ["\(c.isNoisy)", "\(c.isDisturbed)", "\(c.load?.isBusy ?? false)", c.load.map { "\($0.stealPercent)" } ?? ""]
             for figure in Figure.allCases {
                 guard let v = c[figure] else { continue }
                 lines.append(row(head + [
@@ -21,7 +21,7 @@ struct CSVRunReport {
                 ] + flags + [OutcomeText.describe(c.outcome)]))
             }
             for (index, r) in c.repeats.enumerated() {
-                let repeatFlags = ["", "\(r.load?.isBusy ?? false)", r.load.map { "\($0.stealPercent)" } ?? ""]
+                let repeatFlags = ["", "", "\(r.load?.isBusy ?? false)", r.load.map { "\($0.stealPercent)" } ?? ""]
                 for figure in Figure.allCases {
                     guard let value = r.figures[figure] else { continue }
                     lines.append(row(head + [

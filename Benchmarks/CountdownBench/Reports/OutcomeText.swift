@@ -28,10 +28,21 @@ enum OutcomeText {
     }
 
     /// A configuration's outcome, with the noise and busy-machine flags in front.
+    /// With NOISY or DISTURBED, what explains it: the floor in each repeat's window and the
+    /// largest steal.
     static func describe(_ c: RunDocument.Configuration) -> String {
         var flags: [String] = []
         if c.isNoisy, let r = c[.tickP99]?.repeats {
             flags.append("NOISY (repeats' p99 \(ReportFormat.milliseconds(r.min))–\(ReportFormat.milliseconds(r.max)))")
+        }
+        if c.isDisturbed { flags.append("DISTURBED") }
+        if c.isNoisy || c.isDisturbed {
+            let floors = c.repeats.compactMap(\.windowFloorP99)
+            if let low = floors.min(), let high = floors.max() {
+                flags.append("window floor p99 \(ReportFormat.milliseconds(low))–\(ReportFormat.milliseconds(high))")
+            }
+            let steal = c.repeats.compactMap { $0.load?.stealPercent }.max()
+            if let steal { flags.append("steal ≤ \(ReportFormat.percent(steal))") }
         }
         if let load = c.load, load.isBusy { flags.append(LoadText.describe(load)) }
         return (flags + [describe(c.outcome)]).joined(separator: "; ")

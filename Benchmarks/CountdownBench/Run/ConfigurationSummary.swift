@@ -4,6 +4,8 @@
 enum ConfigurationSummary {
     /// Repeats whose tick p99s differ by more than this factor make a configuration noisy.
     static let noisyRatio = 2.0
+    /// A window whose floor p99 exceeds the floor alone by more than this factor was disturbed.
+    static let disturbedRatio = 4.0
 
     /// A figure read from samples: its value, how many samples, and whether any was cut off.
     struct Reading {
@@ -12,14 +14,18 @@ enum ConfigurationSummary {
         let isLowerBound: Bool
     }
 
-    static func configuration(_ step: Sweep.Step, rounds: Int, repeats: [RepeatSamples]) -> RunDocument.Configuration {
+    /// `baselineFloorP99`: the floor alone, ms, what each window's floor is held against.
+    static func configuration(
+        _ step: Sweep.Step, rounds: Int, baselineFloorP99: Double?, repeats: [RepeatSamples]
+    ) -> RunDocument.Configuration {
         var pooled = RepeatSamples.Histograms()
         for r in repeats { pooled.merge(r.histograms) }
         let tick = repeats.first?.tick ?? 1
         let perRepeat = repeats.map { r in
-            RunDocument.Repeat(
-                figures: readings(r.histograms, tick: tick).mapValues(\.value).merging(r.scalarFigures) { a, _ in a },
-                lowerBounds: readings(r.histograms, tick: tick).filter(\.value.isLowerBound).map(\.key).sorted { $0.rawValue < $1.rawValue },
+            let own = readings(r.histograms, tick: tick)
+            return RunDocument.Repeat(
+                figures: own.mapValues(\.value).merging(r.scalarFigures) { a, _ in a },
+                lowerBounds: own.filter(\.value.isLowerBound).map(\.key).sorted { $0.rawValue < $1.rawValue },
                 outcome: r.run.outcome, counts: r.counts, load: r.run.load,
                 windowFloorP99: r.run.windowFloor.percentile(99)?.milliseconds)
         }
@@ -44,6 +50,9 @@ enum ConfigurationSummary {
             backend: step.backend.description, starts: step.pattern, count: step.count, rounds: rounds,
             figures: figures, outcome: .combined(repeats.map(\.run.outcome)),
             isNoisy: multiple && (p99s?.ratio ?? 1) > noisyRatio,
+            isDisturbed: baselineFloorP99.map { baseline in
+                perRepeat.contains { ($0.windowFloorP99 ?? 0) > disturbedRatio * baseline }
+            } ?? false,
             windowFloor: LatencySummary(pooled.windowFloor),
             load: MachineLoad.combined(repeats.compactMap(\.run.load)), repeats: perRepeat,
             histograms: .init(

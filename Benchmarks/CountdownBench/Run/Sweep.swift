@@ -73,11 +73,13 @@ struct Sweep {
                     seconds: Double(SystemClocks.monotonic() - stepStarted) / 1e9))
             }
         }
-        let configurations = steps.map { step in
-            ConfigurationSummary.configuration(step, rounds: settings.rounds(for: step.count), repeats: samples[step.id] ?? [])
-        }
         var floor = LatencyHistogram()
         for histogram in floorRepeats { floor.merge(histogram) }
+        let configurations = steps.map { step in
+            ConfigurationSummary.configuration(
+                step, rounds: settings.rounds(for: step.count), baselineFloorP99: floor.percentile(99)?.milliseconds,
+                repeats: samples[step.id] ?? [])
+        }
         onEvent(.ended(seconds: Double(SystemClocks.monotonic() - sweepStarted) / 1e9))
         return RunDocument(
             machine: .current, date: ISO8601DateFormatter().string(from: Date()), arguments: arguments,

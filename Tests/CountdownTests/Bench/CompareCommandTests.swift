@@ -31,7 +31,7 @@ import Testing
             load: nil,
             configurations: [.init(
                 backend: "dispatch-source", starts: .spread, count: 10, rounds: 1, figures: figures, outcome: .complete,
-                isNoisy: multiple && p99.ratio > 2, windowFloor: nil, load: nil, repeats: repeats, histograms: nil)])
+                isNoisy: multiple && p99.ratio > 2, isDisturbed: false, windowFloor: nil, load: nil, repeats: repeats, histograms: nil)])
     }
 
     func compare(_ old: RunDocument, _ new: RunDocument, _ extra: [String] = []) throws -> Int32 {

@@ -20,7 +20,7 @@ import Countdown
     let step = Sweep.Step(backend: .timestamp(.continuous), count: 10, pattern: .spread)
 
     @Test func percentilesPoolEveryRepeatAndCarryTheirSamples() throws {
-        let c = ConfigurationSummary.configuration(step, rounds: 1, repeats: [
+        let c = ConfigurationSummary.configuration(step, rounds: 1, baselineFloorP99: 0.05, repeats: [
             repeatSamples(ticks: 990, lateness: 100_000), repeatSamples(ticks: 990, lateness: 100_000),
             repeatSamples(ticks: 20, lateness: 5_000_000),
         ])
@@ -38,17 +38,23 @@ import Countdown
     }
 
     @Test func tooFewSamplesAreMarkedAndAgreeingRepeatsAreNotNoisy() throws {
-        let c = ConfigurationSummary.configuration(step, rounds: 1, repeats: [
+        let c = ConfigurationSummary.configuration(step, rounds: 1, baselineFloorP99: 0.05, repeats: [
             repeatSamples(ticks: 40, lateness: 100_000), repeatSamples(ticks: 40, lateness: 150_000),
         ])
         #expect(c[.tickP99]?.isResolved == false && c[.tickP99]?.samples == 80)
         #expect(c[.tickP50]?.isResolved == true)
         #expect(!c.isNoisy, "1.5× apart is not noise")
+        #expect(!c.isDisturbed, "each window's floor p99 (50 µs) is the floor alone's")
+        let disturbed = ConfigurationSummary.configuration(step, rounds: 1, baselineFloorP99: 0.05, repeats: [
+            repeatSamples(ticks: 200, lateness: 100_000), repeatSamples(ticks: 200, lateness: 100_000, floor: 1_000_000),
+        ])
+        #expect(disturbed.isDisturbed, "a window whose floor p99 was 1 ms against 50 µs alone")
+        #expect(OutcomeText.describe(disturbed).contains("window floor p99"), "\(OutcomeText.describe(disturbed))")
         #expect(ReportFormat.figure(.tickP99, c[.tickP99]) == "n=80")
     }
 
     @Test func theCompactDocumentRoundTrips() throws {
-        let c = ConfigurationSummary.configuration(step, rounds: 2, repeats: [repeatSamples(ticks: 1000, lateness: 80_000)])
+        let c = ConfigurationSummary.configuration(step, rounds: 2, baselineFloorP99: 0.05, repeats: [repeatSamples(ticks: 1000, lateness: 80_000)])
         let document = RunDocument(
             machine: Machine(cpuModel: "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", cores: 2, kernel: "6", swiftVersion: "6.3", buildConfiguration: "release"),
             date: "2026-11-23T00:00:00Z", arguments: ["run"],
