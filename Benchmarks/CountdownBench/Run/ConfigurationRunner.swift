@@ -78,7 +78,7 @@ struct ConfigurationRunner {
         delivery.sync {}
 
         tally.window = end - first
-        tally.cpu = (after.cpuNanoseconds - before.cpuNanoseconds) &- floorCPU
+        tally.cpu = Self.saturating(after.cpuNanoseconds - before.cpuNanoseconds, minus: floorCPU)
         tally.contextSwitches = after.contextSwitches - before.contextSwitches
         tally.peakThreads = peaks.threads
         tally.poolWait = peaks.poolWait
@@ -99,7 +99,7 @@ struct ConfigurationRunner {
         let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
         let limit = UInt64(settings.timeLimit(for: step.pattern).nanoseconds)
         let spread = step.pattern == .spread ? UInt64(settings.tick.nanoseconds) : 0
-        func cpu() -> UInt64 { ProcessUsage.now().cpuNanoseconds &- floor.cpuNanoseconds }
+        func cpu() -> UInt64 { Self.saturating(ProcessUsage.now().cpuNanoseconds, minus: floor.cpuNanoseconds) }
 
         let before = cpu()
         let first = SystemClocks.monotonic()
@@ -149,8 +149,8 @@ struct ConfigurationRunner {
         tally.ticks += recorder.ticks
         tally.repeatedGridPoints += recorder.repeatedGridPoints
         tally.startPhase += startPhase
-        tally.startPhaseCPU += afterStarts - before
-        tally.steadyCPU += after - afterStarts
+        tally.startPhaseCPU += Self.saturating(afterStarts, minus: before)
+        tally.steadyCPU += Self.saturating(after, minus: afterStarts)
         tally.steadyWindow += end - steadyStart
         tally.steadyEvents += steadyEvents
         tally.tickLateness.merge(recorder.tickLateness)
@@ -173,4 +173,9 @@ struct ConfigurationRunner {
                 startDelayP50Ms: delay?.milliseconds, startDelayIsLowerBound: delay?.isLowerBound ?? false)
         }
     }
+
+    /// `a − b`, or 0 when b is larger: the process's CPU (getrusage) and the floor thread's
+    /// (its own clock, as of its last wake-up) are read at slightly different instants, so
+    /// over a window of a few microseconds (one start) their difference can step back.
+    static func saturating(_ a: UInt64, minus b: UInt64) -> UInt64 { a > b ? a - b : 0 }
 }
