@@ -11,17 +11,13 @@ struct RunDocumentV1: Decodable {
     let floor: Floor
     let configurations: [Configuration]
 
+    /// The current options less `minimumTickSamples`, which version 1 did not have.
     struct Options: Decodable {
         let backends: [String]
         let counts: [Int]
         let starts: [StartPattern]
-        let tickMs: Double
-        let durationMs: Double
-        let repeats: Int
-        let graceMs: Double
-        let floorPeriodUs: Double
-        let floorWakeUps: Int
-        let churnSamples: Int
+        let tickMs, durationMs, graceMs, floorPeriodUs: Double
+        let repeats, floorWakeUps, churnSamples: Int
     }
 
     struct Floor: Decodable {
