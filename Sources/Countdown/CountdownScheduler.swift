@@ -11,6 +11,10 @@ import Dispatch
 /// Each scheduler has a *tick interval* `T` (fixed when it is made) and a serial
 /// *delivery queue* (the main queue, in an app) on which every observer is called.
 ///
+/// A *key* is any non-empty `String`: every Unicode scalar (an embedded NUL too) and any
+/// length. Keys are compared as Swift compares strings, by canonical equivalence, so "é"
+/// precomposed and "e" followed by a combining acute accent are one key.
+///
 /// ## Implementation requirements
 ///
 /// A conforming type must do all of the following; `CountdownConformance` checks each one.
@@ -27,14 +31,18 @@ import Dispatch
 /// 3. **Refuse bad input, change nothing.** `start` throws a ``CountdownError`` and leaves
 ///    every countdown as it was for: an empty key, a duration that is not positive or above
 ///    ``profile``'s `maximumDuration`, more concurrent countdowns than its declared
-///    `capacity`, or a scheduler that was shut down. A tick interval that is not positive
-///    is refused when the scheduler is made. Nothing is ever dropped silently.
+///    `capacity`, or a scheduler that was shut down. Exactly the maximum duration is accepted,
+///    and so is any positive duration below it, however short. A tick interval that is not
+///    positive, or below the backend's minimum, is refused when the scheduler is made.
+///    Nothing is ever dropped silently: every accepted start is heard from.
 /// 4. **Ticks.** While time remains, a tick at about start + k·T (k = 1, 2, …), never
 ///    before it. Remaining values never increase, and a tick never carries zero or less.
 /// 5. **Finish exactly once, never early.** One ``CountdownEvent/Kind/finished`` event, with
 ///    remaining zero, never before the deadline (start + duration + time spent paused) as
-///    measured by the backend's own notion of time, and nothing after it. The key is then
-///    free: `start` with it begins a new countdown.
+///    measured by the backend's own notion of time, and nothing after it. When the finish is
+///    delivered the key is already free: from inside that callback on, ``remaining(key:)`` is
+///    nil, ``activeKeys`` and ``activeCount`` no longer count it, and `start` with it begins a
+///    new countdown.
 /// 6. **Cancel.** `cancel(key:)` returns whether a countdown was running. No callback for it
 ///    *begins* after `cancel` returns: not a late tick, not a finish. (A callback that had
 ///    already begun on the delivery queue when another thread cancelled may still run to its
@@ -42,7 +50,9 @@ import Dispatch
 /// 7. **Pause and resume.** While paused no ticks are delivered and ``remaining(key:)`` is
 ///    frozen; after `resume(key:)` the countdown continues from where it stopped and its
 ///    deadline moves by the time spent paused. Pausing a paused or unknown key, or resuming
-///    a running or unknown one, returns false and changes nothing.
+///    a running or unknown one, returns false and changes nothing. Attaching to a paused
+///    countdown (`start` on its key, or `attach(key:observer:)`) tells the frozen remaining
+///    time and leaves it paused.
 /// 8. **Queries.** ``remaining(key:)`` returns the time left (nil for an unknown key);
 ///    ``activeKeys`` and ``activeCount`` list the running and paused countdowns.
 /// 9. **Delivery.** Every observer call happens on the delivery queue, one at a time. An
@@ -50,8 +60,9 @@ import Dispatch
 /// 10. **Thread safety.** Every method may be called from any thread at any time.
 /// 11. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
 ///     finished, was cancelled or was replaced (once its delivery queue has run what was
-///     already queued). ``shutdown()``, or releasing the scheduler, cancels every countdown
-///     and ends every thread the scheduler started.
+///     already queued). ``shutdown()``, or releasing the last reference to the scheduler with
+///     no `shutdown()` at all, cancels every countdown, frees every observer and ends every
+///     thread the scheduler started.
 ///
 /// What tells the strategies apart — suspension, wall-clock jumps, drift, head-of-line
 /// blocking, capacity and cost — is declared in ``profile`` and measured by

@@ -296,6 +296,200 @@ final class TimersOnDeliveryQueue: CountdownScheduler {
     func shutdown() { table.shutdown() }
 }
 
+/// Answers `.started` for a key with any non-ASCII character, and never runs it.
+final class IgnoresNonASCIIKeys: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        if !key.unicodeScalars.allSatisfy(\.isASCII) { return .started }
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Keys its countdowns by a key's Unicode scalars, not by the String: "é" precomposed and
+/// decomposed become two countdowns.
+final class ComparesKeysByScalars: Forwarding, @unchecked Sendable {
+    private let originals = Locked<[String: String]>([:])
+
+    private func inner(_ key: String) -> String {
+        let mangled = key.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: ".")
+        originals.withLock { $0[mangled] = key }
+        return mangled
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        guard !key.isEmpty else { throw .emptyKey }
+        return try inner.start(key: inner(key), duration: duration) { event in
+            observer(CountdownEvent(key: key, kind: event.kind, remaining: event.remaining))
+        }
+    }
+
+    override func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        inner.attach(key: inner(key)) { observer(CountdownEvent(key: key, kind: $0.kind, remaining: $0.remaining)) }
+    }
+
+    override func cancel(key: String) -> Bool { inner.cancel(key: inner(key)) }
+    override func pause(key: String) -> Bool { inner.pause(key: inner(key)) }
+    override func resume(key: String) -> Bool { inner.resume(key: inner(key)) }
+    override func remaining(key: String) -> Duration? { inner.remaining(key: inner(key)) }
+    override var activeKeys: [String] {
+        let keys = inner.activeKeys
+        return originals.withLock { originals in keys.map { originals[$0] ?? $0 } }
+    }
+}
+
+/// Treats a key as a C string: everything after a NUL is lost, so "sms\0one" and "sms\0two"
+/// are one countdown.
+final class TruncatesKeysAtNUL: Forwarding, @unchecked Sendable {
+    private func truncated(_ key: String) -> String {
+        let prefix = key.prefix { $0 != "\0" }
+        return prefix.isEmpty ? key : String(prefix)
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try inner.start(key: truncated(key), duration: duration, observer: observer)
+    }
+    override func cancel(key: String) -> Bool { inner.cancel(key: truncated(key)) }
+    override func remaining(key: String) -> Duration? { inner.remaining(key: truncated(key)) }
+}
+
+/// Refuses exactly the maximum duration (an off-by-one: `>=` where `>` was meant).
+final class RefusesTheMaximum: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        let maximum = inner.profile.maximumDuration
+        if duration >= maximum { throw .durationAboveMaximum(duration, maximum: maximum) }
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Answers `.started` for a countdown shorter than a tick, and never runs it.
+final class DropsSubTickDurations: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        if duration > .zero && duration < inner.tickInterval { return .started }
+        return try inner.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// Keeps a finished key in `activeKeys` and `activeCount` for two and a half ticks after its
+/// finish was delivered.
+final class ListsFinishedKeys: Forwarding, @unchecked Sendable {
+    private let lingering = Locked<[String: UInt64]>([:])
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let linger = UInt64(inner.tickInterval.nanoseconds) * 5 / 2
+        return { [lingering] event in
+            if event.kind == .finished { lingering.withLock { $0[key] = SystemClocks.monotonic() + linger } }
+            observer(event)
+        }
+    }
+
+    private var stillListed: [String] {
+        let now = SystemClocks.monotonic()
+        return lingering.withLock { $0.filter { $0.value > now }.map(\.key) }
+    }
+
+    override var activeKeys: [String] { Array(Set(inner.activeKeys + stillListed)) }
+    override var activeCount: Int { activeKeys.count }
+}
+
+/// Keeps a key busy for about a tick after its finish: `start` answers `.attached` and starts
+/// nothing.
+final class BusyAfterFinish: Forwarding, @unchecked Sendable {
+    private let busyUntil = Locked<[String: UInt64]>([:])
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let busy = UInt64(inner.tickInterval.nanoseconds)
+        return { [busyUntil] event in
+            if event.kind == .finished { busyUntil.withLock { $0[key] = SystemClocks.monotonic() + busy } }
+            observer(event)
+        }
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        if let until = busyUntil.withLock({ $0[key] }), until > SystemClocks.monotonic() {
+            return .attached(remaining: .zero)
+        }
+        return try super.start(key: key, duration: duration, observer: observer)
+    }
+}
+
+/// `attach(key:)` quietly resumes a paused countdown.
+final class AttachOnlyResumes: Forwarding, @unchecked Sendable {
+    override func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        _ = inner.resume(key: key)
+        return inner.attach(key: key, observer: observer)
+    }
+}
+
+/// A key cancelled while paused comes back paused when it is started again: its new countdown
+/// never ticks and never finishes. No single-purpose check restarts a key cancelled while
+/// paused; the randomized check's model catches it.
+final class RestartsPausedAfterCancel: Forwarding, @unchecked Sendable {
+    private let cancelledWhilePaused = Locked<Set<String>>([])
+    private let paused = Locked<Set<String>>([])
+
+    override func pause(key: String) -> Bool {
+        let done = inner.pause(key: key)
+        if done { paused.withLock { _ = $0.insert(key) } }
+        return done
+    }
+
+    override func resume(key: String) -> Bool {
+        paused.withLock { _ = $0.remove(key) }
+        return inner.resume(key: key)
+    }
+
+    override func cancel(key: String) -> Bool {
+        if paused.withLock({ $0.remove(key) != nil }) { cancelledWhilePaused.withLock { _ = $0.insert(key) } }
+        return inner.cancel(key: key)
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        let outcome = try super.start(key: key, duration: duration, observer: observer)
+        if outcome == .started, cancelledWhilePaused.withLock({ $0.remove(key) != nil }) {
+            _ = inner.pause(key: key)
+        }
+        return outcome
+    }
+}
+
+/// Its thread ends on `shutdown()`, but not when the scheduler is only released.
+final class ThreadOutlivesRelease: Forwarding, @unchecked Sendable {
+    /// The thread holds only this flag, not the scheduler, so the scheduler itself does go away.
+    private final class Flag: Sendable {
+        let stopped = Atomic<Bool>(false)
+    }
+    private let flag = Flag()
+
+    override init(_ inner: any CountdownScheduler) {
+        super.init(inner)
+        let flag = flag
+        let thread = Thread {
+            nameCurrentThread("outlives-release")
+            // Bounded, so the test process is not kept busy for ever.
+            for _ in 0..<600 where !flag.stopped.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        thread.start()
+    }
+
+    override func shutdown() {
+        flag.stopped.store(true, ordering: .relaxed)
+        super.shutdown()
+    }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
@@ -325,7 +519,17 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         },
         .init(name: "keeps observers", rejectedBy: "observer-release") { KeepsObservers(try dispatchSource($0)) },
         .init(name: "leaks a thread", rejectedBy: "shutdown") { LeaksThread(try dispatchSource($0)) },
-        .init(name: "attaching resumes a paused countdown", rejectedBy: "randomized") { AttachResumes(try dispatchSource($0)) },
+        .init(name: "start on a paused key resumes it", rejectedBy: "attach") { AttachResumes(try dispatchSource($0)) },
+        .init(name: "attach(key:) resumes a paused countdown", rejectedBy: "attach-only") { AttachOnlyResumes(try dispatchSource($0)) },
+        .init(name: "never runs a non-ASCII key", rejectedBy: "keys") { IgnoresNonASCIIKeys(try dispatchSource($0)) },
+        .init(name: "compares keys by Unicode scalars", rejectedBy: "keys") { ComparesKeysByScalars(try dispatchSource($0)) },
+        .init(name: "truncates keys at a NUL", rejectedBy: "keys") { TruncatesKeysAtNUL(try dispatchSource($0)) },
+        .init(name: "refuses exactly the maximum duration", rejectedBy: "edges") { RefusesTheMaximum(try dispatchSource($0)) },
+        .init(name: "never runs a countdown shorter than a tick", rejectedBy: "edges") { DropsSubTickDurations(try dispatchSource($0)) },
+        .init(name: "lists a finished key for 2.5 ticks", rejectedBy: "finish") { ListsFinishedKeys(try dispatchSource($0)) },
+        .init(name: "keeps a key busy for a tick after its finish", rejectedBy: "finish") { BusyAfterFinish(try dispatchSource($0)) },
+        .init(name: "its thread outlives a release without shutdown", rejectedBy: "release") { ThreadOutlivesRelease(try dispatchSource($0)) },
+        .init(name: "a key cancelled while paused restarts paused", rejectedBy: "randomized") { RestartsPausedAfterCancel(try dispatchSource($0)) },
         .init(name: "drops the overflow silently", rejectedBy: "profile.capacity") { DropsOverflow(try dispatchSource($0)) },
         .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
             MisdeclaredProfile(try TimestampScheduler(

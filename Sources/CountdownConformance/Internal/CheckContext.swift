@@ -40,6 +40,13 @@ final class CheckContext: Sendable {
         return condition
     }
 
+    /// Records a failure unless `actual` (read once, by the caller) equals `expected`; the
+    /// message shows the value that was compared, never a fresh read.
+    @discardableResult
+    func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String, _ context: String = "") -> Bool {
+        expect(actual == expected, "\(what) is \(actual), not \(expected)\(context.isEmpty ? "" : " " + context)")
+    }
+
     func figure(_ text: String) {
         state.withLock { $0.figure = text }
     }

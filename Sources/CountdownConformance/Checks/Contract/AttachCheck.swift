@@ -7,7 +7,7 @@ import Foundation
 enum AttachCheck {
     static let check = ConformanceCheck(
         "attach", .contract,
-        "start on a running key: observer replaced (the old one silent), no restart, no extension",
+        "start on a running key: observer replaced (the old one silent), no restart, no extension; a paused one stays paused",
         body: run)
 
     static func run(_ c: CheckContext) throws {
@@ -64,5 +64,23 @@ enum AttachCheck {
         let allowed = Int((remaining / tick).rounded(.up)) + 1
         c.expect(new.ticks.count <= allowed,
                  "\(new.ticks.count) ticks after attaching with \(remaining) left: at most \(allowed), unless restarted or extended")
+
+        // start on a paused key attaches to it as it is: told the frozen remaining, still paused.
+        let paused = h.recorder(), attached = h.recorder()
+        try h.scheduler.start(key: "paused", duration: duration, observer: paused.observer)
+        _ = paused.wait { $0.count >= 3 }
+        c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
+        h.queue.drain()
+        if let frozen = h.scheduler.remaining(key: "paused") {
+            let onPaused = try h.scheduler.start(key: "paused", duration: duration, observer: attached.observer)
+            c.expect(onPaused == .attached(remaining: frozen), "start on a paused key returned \(onPaused), not attached(\(frozen))")
+            settle(tick * 5)
+            h.queue.drain()
+            let later = h.scheduler.remaining(key: "paused")
+            c.expect(later == frozen, "start on a paused key resumed it: remaining went from \(frozen) to \(String(describing: later))")
+            c.expect(attached.count == 1, "the observer attached to a paused countdown heard \(attached.count) events in 5 ticks, not the one attach tick")
+        } else {
+            c.fail("remaining(key:) is nil for a paused countdown")
+        }
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 enum AttachOnlyCheck {
     static let check = ConformanceCheck(
         "attach-only", .contract,
-        "attach(key:) attaches to a running countdown and never starts one",
+        "attach(key:) attaches to a running countdown, never starts one, and leaves a paused one paused",
         body: run)
 
     static func run(_ c: CheckContext) throws {
@@ -36,5 +36,24 @@ enum AttachOnlyCheck {
         EventRules.wellFormed(second.all, "attached", in: c)
         settle(.milliseconds(50))
         c.expect(stray.count == 0, "the observer of an attach to nothing was called")
+
+        // Attached to a paused countdown, attach(key:) tells the frozen remaining and resumes nothing.
+        let paused = h.recorder(), watcher = h.recorder()
+        try h.scheduler.start(key: "paused", duration: .seconds(3), observer: paused.observer)
+        _ = paused.wait { $0.count >= 3 }
+        c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
+        h.queue.drain()
+        guard let frozen = h.scheduler.remaining(key: "paused") else {
+            c.fail("remaining(key:) is nil for a paused countdown")
+            return
+        }
+        let toldPaused = h.scheduler.attach(key: "paused", observer: watcher.observer)
+        c.expect(toldPaused == frozen, "attach(key:) to a paused countdown told \(String(describing: toldPaused)), not the frozen \(frozen)")
+        settle(.milliseconds(100))
+        h.queue.drain()
+        let later = h.scheduler.remaining(key: "paused")
+        c.expect(later == frozen, "attach(key:) resumed a paused countdown: remaining went from \(frozen) to \(String(describing: later))")
+        c.expect(watcher.count == 1, "the observer attached to a paused countdown heard \(watcher.count) events in 5 ticks, not the one attach tick")
+        c.expect(h.scheduler.resume(key: "paused"), "resume after attach(key:) returned false: the countdown was no longer paused")
     }
 }

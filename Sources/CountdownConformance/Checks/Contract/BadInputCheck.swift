@@ -35,7 +35,7 @@ enum BadInputCheck {
         settle(.milliseconds(60))
         c.expect(running.count >= 3, "the running countdown stopped ticking after refused starts")
         c.expect(refused.count == 0, "the observer of a refused start was called \(refused.count) times")
-        c.expect(s.activeKeys == ["running"], "activeKeys is \(s.activeKeys) after refused starts")
+        c.expectEqual(s.activeKeys, ["running"], "activeKeys", "after refused starts")
 
         // A tick interval that is not positive is refused when the scheduler is made.
         for bad in [Duration.zero, .milliseconds(-5)] {

@@ -57,6 +57,6 @@ enum CancelCheck {
         c.expect(queued.count == beforeHold, "\(queued.count - beforeHold) queued ticks delivered after cancel returned")
         c.expect(fromThread.finishes.isEmpty && onQueue.finishes.isEmpty && paused.finishes.isEmpty,
                  "a cancelled countdown finished")
-        c.expect(s.activeCount == 0, "activeCount is \(s.activeCount) after cancelling everything")
+        c.expectEqual(s.activeCount, 0, "activeCount", "after cancelling everything")
     }
 }

@@ -35,7 +35,8 @@ enum ConcurrencyCheck {
         }
         let elapsed = SystemClocks.monotonic() - started
         for key in keys { _ = s.resume(key: key) }
-        c.expect(waitUntil(timeout: .seconds(20)) { s.activeCount == 0 }, "\(s.activeCount) countdowns never finished")
+        var left = 0
+        c.expect(waitUntil(timeout: .seconds(20)) { left = s.activeCount; return left == 0 }, "\(left) countdowns never finished")
         h.queue.drain()
         let all = logs.withLock { $0 }
         for (i, log) in all.enumerated() { EventRules.wellFormed(log.all, "observer \(i)", in: c) }

@@ -33,8 +33,10 @@ enum PauseResumeCheck {
         settle(.milliseconds(300))
         h.queue.drain()
         c.expect(log.count == atPause, "\(log.count - atPause) events while paused")
-        c.expect(s.remaining(key: "k") == frozen, "remaining moved while paused: \(frozen) then \(String(describing: s.remaining(key: "k")))")
-        c.expect(s.activeKeys == ["k"], "activeKeys is \(s.activeKeys) while paused")
+        let stillFrozen = s.remaining(key: "k")
+        c.expect(stillFrozen == frozen, "remaining moved while paused: \(frozen) then \(String(describing: stillFrozen))")
+        let keysWhilePaused = s.activeKeys
+        c.expect(keysWhilePaused == ["k"], "activeKeys is \(keysWhilePaused) while paused")
         let resumedBefore = SystemClocks.monotonic()
         c.expect(s.resume(key: "k"), "resume of a paused countdown returned false")
         c.expect(s.resume(key: "k") == false, "a second resume returned true")

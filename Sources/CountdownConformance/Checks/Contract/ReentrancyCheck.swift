@@ -34,6 +34,7 @@ enum ReentrancyCheck {
         c.expect(results.withLock { $0 } == ["pause=true resume=true cancel=true"],
                  "from a callback: \(results.withLock { $0 })")
         c.expect(inner.waitForFinish(), "a countdown started from a callback never finished")
-        c.expect(waitUntil { s.activeCount == 0 }, "\(s.activeCount) countdowns left")
+        var left = 0
+        c.expect(waitUntil { left = s.activeCount; return left == 0 }, "\(left) countdowns left")
     }
 }

@@ -53,7 +53,7 @@ enum ShutdownCheck {
             return counts
         }
         h.scheduler.shutdown()  // idempotent
-        c.expect(h.scheduler.activeCount == 0, "activeCount is \(h.scheduler.activeCount) after shutdown")
+        c.expectEqual(h.scheduler.activeCount, 0, "activeCount", "after shutdown")
         do {
             let outcome = try h.scheduler.start(key: "late", duration: .seconds(1)) { _ in }
             c.fail("start after shutdown returned \(outcome)")

@@ -24,8 +24,8 @@ enum StartCheck {
         c.expect(first.event == CountdownEvent(key: "sms", kind: .tick, remaining: .seconds(60)),
                  "the first event is \(EventRules.describe(first.event)), not tick(60 s)")
         c.expect(first.onDeliveryQueue, "the first tick did not run on the delivery queue")
-        c.expect(h.scheduler.activeKeys == ["sms"], "activeKeys is \(h.scheduler.activeKeys)")
-        c.expect(h.scheduler.activeCount == 1, "activeCount is \(h.scheduler.activeCount)")
+        c.expectEqual(h.scheduler.activeKeys, ["sms"], "activeKeys")
+        c.expectEqual(h.scheduler.activeCount, 1, "activeCount")
         if let remaining = h.scheduler.remaining(key: "sms") {
             c.expect(remaining <= .seconds(60) && remaining > .seconds(50), "remaining(key:) is \(remaining)")
         } else {

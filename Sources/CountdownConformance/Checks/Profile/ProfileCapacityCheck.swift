@@ -26,7 +26,7 @@ enum ProfileCapacityCheck {
             }
         }
         // Accepted means running: every one is listed and has had its first tick.
-        c.expect(h.scheduler.activeCount == accepted, "activeCount is \(h.scheduler.activeCount) after \(accepted) accepted starts")
+        c.expectEqual(h.scheduler.activeCount, accepted, "activeCount", "after \(accepted) accepted starts")
         let ticked = waitUntil { logs.allSatisfy { $0.count >= 1 } }
         c.expect(ticked, "\(logs.filter { $0.count == 0 }.count) accepted countdowns never ticked: dropped")
         guard let capacity = declared else {
@@ -42,7 +42,7 @@ enum ProfileCapacityCheck {
         }
         settle(.milliseconds(100))
         c.expect(overflow.count == 0, "the refused countdown's observer was called")
-        c.expect(h.scheduler.activeCount == capacity, "activeCount is \(h.scheduler.activeCount) after a refused start")
+        c.expectEqual(h.scheduler.activeCount, capacity, "activeCount", "after a refused start")
         c.figure("\(accepted) accepted; start \(capacity + 1) refused with capacityExceeded")
     }
 }
