@@ -51,6 +51,15 @@ struct BrokenBackendTests {
         #expect(checks.subtracting(aimed).isEmpty, "no broken backend for \(checks.subtracting(aimed).sorted())")
     }
 
+    @Test("the randomized model judges a key free from inside its finish's own callback")
+    func randomizedJudgesAtTheFinish() throws {
+        let check = try #require(CountdownConformance.checks.first { $0.id == "randomized" })
+        let suite = CountdownConformance(name: "lists finished keys") { ListsFinishedKeys(try dispatchSource($0)) }
+        let result = suite.run(check)
+        #expect(result.verdict == .fail, "\(result.messages)")
+        #expect(result.messages.contains { $0.contains("in its finish's own callback activeKeys still listed the key") }, "\(result.messages.prefix(3))")
+    }
+
     @Test("every failure is reported, not only the first")
     func everyFailureReported() throws {
         let check = try #require(CountdownConformance.checks.first { $0.id == "finish" })

@@ -2,6 +2,7 @@ import Countdown
 import CountdownSupport
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Random sequences of start / attach / cancel / pause / resume / query from several threads,
 /// every answer and every delivered event checked against a model of the contract — not
@@ -123,6 +124,10 @@ private final class ObserverModel {
 /// have returned. `@unchecked Sendable` for that hand-over.
 private final class KeyModel: @unchecked Sendable {
     let key: String
+    /// Bumped by the driving thread just before every `start` or `cancel` of the key: a
+    /// callback that reads the same value before and after its queries knows no call that could
+    /// create or remove a countdown under the key began in between.
+    let epoch = Epoch()
     private var countdown: CountdownModel?
     private var current: ObserverModel?
     private var observers: [ObserverModel] = []
@@ -146,6 +151,24 @@ private final class KeyModel: @unchecked Sendable {
         current?.revokedBy = h.queue.mark()
     }
 
+    /// The recorder's observer, judging at each finish, from inside its own callback, that the
+    /// key is free: `remaining(key:)` nil and the key gone from `activeKeys`. Judged only when
+    /// no `start` or `cancel` of the key began since the observer was registered (`mine`) or
+    /// while the queries ran.
+    private func observer(_ recorder: Recorder, epoch mine: UInt64, on s: any CountdownScheduler, in c: CheckContext) -> CountdownObserver {
+        let record = recorder.observer
+        let key = key, epoch = epoch
+        return { [weak s] event in
+            record(event)
+            guard event.kind == .finished, epoch.value == mine, let s else { return }
+            let remaining = s.remaining(key: key)
+            let listed = s.activeKeys.contains(key)
+            guard epoch.value == mine else { return }
+            c.expect(remaining == nil, "\(key): in its finish's own callback remaining(key:) was \(remaining.map { "\($0)" } ?? "nil"), not nil: the key must be free once the finish is delivered")
+            c.expect(!listed, "\(key): in its finish's own callback activeKeys still listed the key")
+        }
+    }
+
     /// Time spent inside the scheduler's methods, for the figure.
     private(set) var callNanoseconds: UInt64 = 0
 
@@ -164,8 +187,9 @@ private final class KeyModel: @unchecked Sendable {
         case 0..<30:
             let recorder = h.recorder()
             let outcome: CountdownStart
+            let mine = epoch.bump()
             do {
-                outcome = try s.start(key: key, duration: duration, observer: recorder.observer)
+                outcome = try s.start(key: key, duration: duration, observer: observer(recorder, epoch: mine, on: s, in: c))
             } catch {
                 c.fail("\(key): start(\(duration)) threw \(error)")
                 return
@@ -190,7 +214,7 @@ private final class KeyModel: @unchecked Sendable {
             }
         case 30..<40:
             let recorder = h.recorder()
-            if let remaining = s.attach(key: key, observer: recorder.observer) {
+            if let remaining = s.attach(key: key, observer: observer(recorder, epoch: epoch.value, on: s, in: c)) {
                 if countdown == nil {
                     c.fail("\(key): attach found a countdown (\(remaining) left) though none could be running")
                     return
@@ -204,6 +228,7 @@ private final class KeyModel: @unchecked Sendable {
                 observers.append(ObserverModel(recorder: recorder, countdown: nil, expectedFirst: nil, mustStaySilent: true))
             }
         case 40..<55:
+            epoch.bump()
             if s.cancel(key: key) {
                 c.expect(countdown != nil, "\(key): cancel returned true though no countdown could be running")
                 revokeCurrent(h)
@@ -312,4 +337,15 @@ private final class KeyModel: @unchecked Sendable {
         }
         return finishes
     }
+}
+
+/// A counter one thread bumps and any thread reads.
+private final class Epoch: Sendable {
+    private let counter = Atomic<UInt64>(0)
+
+    /// Bumps the counter and returns its new value.
+    @discardableResult
+    func bump() -> UInt64 { counter.add(1, ordering: .sequentiallyConsistent).newValue }
+
+    var value: UInt64 { counter.load(ordering: .sequentiallyConsistent) }
 }
