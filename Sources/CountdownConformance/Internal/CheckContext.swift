@@ -81,6 +81,29 @@ final class CheckContext: Sendable {
         return harness
     }
 
+    /// A fresh scheduler and the threads that appeared while it was made: its own. Call from a
+    /// thread named apart (`nameCurrentThread`), so that threads the backend starts without
+    /// naming them, which inherit the name, are not mistaken for the check's.
+    func makeSchedulerWatchingThreads(tick: Duration) throws -> (Harness, Set<Int>) {
+        try OSThreads.creation.withLock { _ throws -> (Harness, Set<Int>) in
+            let before = OSThreads.current()
+            let harness = try makeSchedulerUnlocked(tick: tick)
+            return (harness, OSThreads.started(since: before))
+        }
+    }
+
+    /// Expects the scheduler's own threads to end within 5 s of `what`, and says how many
+    /// there were as the check's figure.
+    func expectThreadsEnded(_ own: Set<Int>, after what: String) {
+        let leftover = OSThreads.waitForExit(own, timeout: .seconds(5))
+        expect(leftover.isEmpty, "threads the scheduler started still run 5 s after \(what): \(leftover.joined(separator: ", "))")
+        if OSThreads.current() == nil {
+            figure("threads not observable here (no /proc): only the release of the scheduler was checked")
+        } else {
+            figure("\(own.count) thread(s) of its own, \(leftover.count) left after \(what)")
+        }
+    }
+
     /// Forgets a scheduler, so the check can see whether anything else still holds it.
     func release(_ scheduler: any CountdownScheduler) {
         state.withLock { $0.schedulers.removeAll { $0 === scheduler } }

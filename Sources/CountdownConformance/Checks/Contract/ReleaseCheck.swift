@@ -13,12 +13,8 @@ enum ReleaseCheck {
     static func run(_ c: CheckContext) throws {
         nameCurrentThread("cf-release")
         var harness: Harness?
-        var ownThreads: Set<Int> = []
-        try OSThreads.creation.withLock { _ throws in
-            let before = OSThreads.current()
-            harness = try c.makeSchedulerUnlocked(tick: .milliseconds(10))
-            ownThreads = OSThreads.started(since: before)
-        }
+        let ownThreads: Set<Int>
+        (harness, ownThreads) = try c.makeSchedulerWatchingThreads(tick: .milliseconds(10))
         guard harness != nil else { return }
         // Never shut down: the check's own clean-up must not do it either.
         c.release(harness!.scheduler)
@@ -29,14 +25,7 @@ enum ReleaseCheck {
         queue.drain()
         c.expect(waitUntil(timeout: .seconds(3)) { watched.allSatisfy { !$0.isAlive } },
                  "\(watched.filter(\.isAlive).count) of 3 observers still referenced after the scheduler was released")
-        let leftover = OSThreads.waitForExit(ownThreads, timeout: .seconds(5))
-        c.expect(leftover.isEmpty,
-                 "threads the scheduler started still run 5 s after it was released (never shut down): \(leftover.joined(separator: ", "))")
-        if OSThreads.current() == nil {
-            c.figure("threads not observable here (no /proc): only the release of the scheduler and its observers was checked")
-        } else {
-            c.figure("\(ownThreads.count) thread(s) of its own, \(leftover.count) left after release")
-        }
+        c.expectThreadsEnded(ownThreads, after: "it was released (never shut down)")
     }
 
     /// Starts countdowns running and paused on `h`, with observers the check can watch; returns

@@ -11,16 +11,10 @@ enum ShutdownCheck {
         body: run)
 
     static func run(_ c: CheckContext) throws {
-        // Threads that appear while this scheduler is made and first used are its own. Named
-        // apart, this thread passes its name to threads the backend starts and does not name.
         nameCurrentThread("cf-shutdown")
         var harness: Harness?
-        var ownThreads: Set<Int> = []
-        try OSThreads.creation.withLock { _ throws in
-            let before = OSThreads.current()
-            harness = try c.makeSchedulerUnlocked(tick: .milliseconds(10))
-            ownThreads = OSThreads.started(since: before)
-        }
+        let ownThreads: Set<Int>
+        (harness, ownThreads) = try c.makeSchedulerWatchingThreads(tick: .milliseconds(10))
         guard harness != nil else { return }
         let released = try exerciseShutdown(harness!, in: c)
         // Released, the scheduler must go away and take the threads it started with it.
@@ -28,14 +22,7 @@ enum ShutdownCheck {
         harness = nil
         c.expect(waitUntil(timeout: .seconds(3)) { !released.isAlive },
                  "the scheduler is still referenced after shutdown and release")
-        let leftover = OSThreads.waitForExit(ownThreads, timeout: .seconds(5))
-        c.expect(leftover.isEmpty,
-                 "threads the scheduler started still run 5 s after shutdown: \(leftover.joined(separator: ", "))")
-        if OSThreads.current() == nil {
-            c.figure("threads not observable here (no /proc): only the release of the scheduler was checked")
-        } else {
-            c.figure("\(ownThreads.count) thread(s) of its own, \(leftover.count) left after shutdown")
-        }
+        c.expectThreadsEnded(ownThreads, after: "shutdown and release")
     }
 
     /// Shuts `h` down with countdowns running, paused and queued; returns a weak reference to it.
