@@ -27,6 +27,9 @@ struct Outcome: Codable, Sendable, Equatable {
         let lateStartsPercent: Double?
         let startDelayP50Ms: Double?
         let startDelayIsLowerBound: Bool
+
+        /// The countdowns that did not finish in time.
+        var unfinished: Int { countdowns - finished }
     }
 
     static let complete = Outcome()
@@ -36,13 +39,10 @@ struct Outcome: Codable, Sendable, Equatable {
     /// Early events, doubled finishes or events after a finish.
     var breachesContract: Bool { earlyEvents > 0 || doubledFinishes > 0 || eventsAfterFinish > 0 }
 
-    /// The countdowns that did not finish in time.
-    var unfinished: Int { cutOff.map { $0.countdowns - $0.finished } ?? 0 }
-
     /// Several repeats or rounds as one: the worst cut-off, every breach added up.
     static func combined(_ outcomes: [Outcome]) -> Outcome {
         var all = Outcome()
-        all.cutOff = outcomes.compactMap(\.cutOff).max { $0.countdowns - $0.finished < $1.countdowns - $1.finished }
+        all.cutOff = outcomes.compactMap(\.cutOff).max { $0.unfinished < $1.unfinished }
         for o in outcomes {
             all.skippedTicks += o.skippedTicks
             all.earlyEvents += o.earlyEvents

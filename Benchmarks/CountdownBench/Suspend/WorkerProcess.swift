@@ -6,9 +6,8 @@ import Foundation
 /// thread of their own and timestamped, its stdin writable, and SIGSTOP / SIGCONT sent to it.
 final class WorkerProcess: Sendable {
     struct Line: Sendable {
-        /// nil for a line no worker writes (kept, so that nothing it said is dropped unseen).
+        /// nil for a line no worker writes.
         let message: WorkerMessage?
-        let text: String
         /// When the parent read it (CLOCK_MONOTONIC ns).
         let received: UInt64
     }
@@ -54,7 +53,7 @@ final class WorkerProcess: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    lines.withLock { $0.append(Line(message: WorkerMessage(line: text), text: text, received: now)) }
+                    lines.withLock { $0.append(Line(message: WorkerMessage(line: text), received: now)) }
                 }
             }
             ended.signal()
