@@ -18,7 +18,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         var wallClock: CountdownClock?
     }
 
-    /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
+    /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`, `task`.
     let name: String
     /// `compensated`, `wall`, `continuous`, `continuous~10ms`; nil when there is one kind.
     let variant: String?
@@ -110,9 +110,18 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         }
     }
 
+    static let task = CountdownBackend(name: "task") { o in
+        TaskScheduler.profile(maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
+    } makeScheduler: { (o: Options) throws(CountdownError) in
+        try TaskScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
     /// The strategies, the timestamp backend once per clock: the default sweep.
     static let all: [CountdownBackend] = [
-        .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous),
+        .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous), .task,
     ]
 
     /// Variants measured beside the strategies but not in the default sweep:
@@ -125,6 +134,21 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// ``all`` and ``variants``.
     static let allWithVariants: [CountdownBackend] = all + variants
 
+    /// The task backend beside sleeping operation-queue workers, which share its thread pool.
+    static let taskBesideSleepers = CountdownBackend(name: "task", variant: PoolSharingScheduler.variant) { o in
+        PoolSharingScheduler.profile(maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
+    } makeScheduler: { (o: Options) throws(CountdownError) in
+        try PoolSharingScheduler(
+            tickInterval: o.tickInterval,
+            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            deliveryQueue: o.deliveryQueue)
+    }
+
+    /// Configurations of a backend in company, chosen only by their full name
+    /// (`task(beside-20-sleepers)`): neither `all` nor a backend's name selects them, so that
+    /// the conformance suite and the suspension experiment judge each backend alone.
+    static let companies: [CountdownBackend] = [.taskBesideSleepers]
+
     /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
     static var names: [String] {
         var seen: [String] = []
@@ -135,7 +159,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives every clock,
     /// `dispatch-source` both variants.
     static func named(_ name: String) -> [CountdownBackend] {
-        allWithVariants.filter { $0.name == name || $0.description == name }
+        allWithVariants.filter { $0.name == name || $0.description == name } + companies.filter { $0.description == name }
     }
 
     /// A comma list of names, or `all`.
@@ -143,7 +167,8 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         if list == "all" { return allWithVariants }
         let backends = list.split(separator: ",").flatMap { named(String($0)) }
         guard !backends.isEmpty else {
-            throw UsageError("unknown backend '\(list)'; choose from \((names + ["all"]).joined(separator: ", "))")
+            let choices = names + companies.map(\.description) + ["all"]
+            throw UsageError("unknown backend '\(list)'; choose from \(choices.joined(separator: ", "))")
         }
         return backends
     }

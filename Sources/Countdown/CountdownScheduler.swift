@@ -58,7 +58,14 @@ import Dispatch
 /// 9. **Delivery.** Every observer call happens on the delivery queue, one at a time. An
 ///    observer may call any method of the scheduler without deadlock.
 /// 10. **Thread safety.** Every method may be called from any thread at any time.
-/// 11. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
+/// 11. **Events.** ``events(key:)`` attaches as ``attach(key:observer:)`` does: its first
+///     element is the current remaining time, then the ticks and the finish follow, and the
+///     stream ends after the finish, or when the countdown is cancelled, another observer
+///     attaches, or the scheduler shuts down. With no countdown under the key the stream ends
+///     at once and nothing changes. A consumer whose task is cancelled, or who leaves its loop
+///     and lets go of the stream, detaches: the countdown runs on and the scheduler keeps
+///     nothing of that consumer (once its delivery queue has run what was already queued).
+/// 12. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
 ///     finished, was cancelled or was replaced (once its delivery queue has run what was
 ///     already queued). ``shutdown()``, or releasing the last reference to the scheduler with
 ///     no `shutdown()` at all, cancels every countdown, frees every observer and ends every
@@ -90,6 +97,18 @@ public protocol CountdownScheduler: AnyObject, Sendable {
     ///   countdown runs under `key`.
     @discardableResult
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration?
+
+    /// The events of the countdown under `key`, as an asynchronous sequence: what a view's
+    /// `.task { for await event in scheduler.events(key:) { … } }` or a server's request
+    /// handler iterates.
+    ///
+    /// Attaches at once, as ``attach(key:observer:)`` does, replacing the countdown's observer:
+    /// the first element is the remaining time. The stream ends after the finish, or when the
+    /// countdown is cancelled, another observer attaches or the scheduler shuts down; with no
+    /// countdown under `key` it ends at once. Cancelling the task that iterates, or leaving the
+    /// loop once nothing else holds the stream (as in `for await e in scheduler.events(key:)`),
+    /// detaches and leaves the countdown running.
+    func events(key: String) -> AsyncStream<CountdownEvent>
 
     /// Stops the countdown under `key` without a finish event.
     /// - Returns: whether a countdown (running or paused) was there.

@@ -34,6 +34,7 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
         table.attach(key, observer)
     }
 
+    public func events(key: String) -> AsyncStream<CountdownEvent> { table.events(key) }
     @discardableResult public func cancel(key: String) -> Bool { table.cancel(key) }
     @discardableResult public func pause(key: String) -> Bool { table.pause(key) }
     @discardableResult public func resume(key: String) -> Bool { table.resume(key) }
@@ -41,6 +42,9 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     public var activeKeys: [String] { table.activeKeys() }
     public var activeCount: Int { table.activeCount() }
     public func shutdown() { table.shutdown() }
+
+    /// What the scheduler still holds of the observer of `key`'s countdown. For tests.
+    func observerSlot(key: String) -> ObserverSlot? { table.observerSlot(key) }
 }
 
 /// ``KeyedCountdowns`` whatever its mechanism, as ``KeyedCountdownScheduler`` calls it: closures
@@ -51,10 +55,12 @@ struct KeyedTable: Sendable {
     let settings: SchedulerSettings
     let start: @Sendable (String, Duration, @escaping CountdownObserver) throws(CountdownError) -> CountdownStart
     let attach: @Sendable (String, @escaping CountdownObserver) -> Duration?
+    let events: @Sendable (String) -> AsyncStream<CountdownEvent>
     let cancel: @Sendable (String) -> Bool
     let pause: @Sendable (String) -> Bool
     let resume: @Sendable (String) -> Bool
     let remaining: @Sendable (String) -> Duration?
+    let observerSlot: @Sendable (String) -> ObserverSlot?
     let activeKeys: @Sendable () -> [String]
     let activeCount: @Sendable () -> Int
     let shutdown: @Sendable () -> Void
@@ -65,10 +71,12 @@ struct KeyedTable: Sendable {
             try table.start(key: key, duration: duration, observer: observer)
         }
         attach = { table.attach(key: $0, observer: $1) }
+        events = { table.events(key: $0) }
         cancel = { table.cancel(key: $0) }
         pause = { table.pause(key: $0) }
         resume = { table.resume(key: $0) }
         remaining = { table.remaining(key: $0) }
+        observerSlot = { table.observerSlot(key: $0) }
         activeKeys = { table.activeKeys }
         activeCount = { table.activeCount }
         shutdown = { table.shutdown() }

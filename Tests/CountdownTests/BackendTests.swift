@@ -154,16 +154,18 @@ struct BackendTests {
     func declaredProfiles() throws {
         let profiles = try CountdownBackend.all.map { try $0.makeScheduler().profile }
         #expect(profiles.map(\.displayName) == [
-            "dispatch-source", "operation-queue", "run-loop", "timestamp(wall)", "timestamp(continuous)",
+            "dispatch-source", "operation-queue", "run-loop", "timestamp(wall)", "timestamp(continuous)", "task",
         ])
         #expect(profiles.map(\.suspension) == [
-            .finishesLateByFreeze, .finishesLateByFreeze, .finishesLateByFreeze, .keepsDeadline, .keepsDeadline,
+            .finishesLateByFreeze, .finishesLateByFreeze, .finishesLateByFreeze, .keepsDeadline, .keepsDeadline, .keepsDeadline,
         ])
-        #expect(profiles.map(\.wallClockJump) == [.immune, .immune, .immune, .movesCountdown, .immune])
-        #expect(profiles.map(\.capacity) == [nil, 20, nil, nil, nil])
+        #expect(profiles.map(\.wallClockJump) == [.immune, .immune, .immune, .movesCountdown, .immune, .immune])
+        #expect(profiles.map(\.drift) == [.bounded, .accumulates, .bounded, .bounded, .bounded, .bounded])
+        #expect(profiles.map(\.capacity) == [nil, 20, nil, nil, nil, nil])
         #expect(profiles[1].maximumDuration == .seconds(120))
         #expect(CountdownBackend.named("timestamp").map(\.description) == ["timestamp(wall)", "timestamp(continuous)", "timestamp(continuous~10ms)"])
         #expect(CountdownBackend.named("run-loop").count == 1)
+        #expect(CountdownBackend.named("task").map(\.description) == ["task"])
         #expect(CountdownBackend.named("dispatch-source").map(\.description) == ["dispatch-source", "dispatch-source(compensated)"])
         let compensated = try CountdownBackend.dispatchSourceCompensated.makeScheduler().profile
         #expect(compensated.displayName == "dispatch-source(compensated)")

@@ -32,6 +32,7 @@ class Forwarding: CountdownScheduler, @unchecked Sendable {
     /// Where a broken backend tampers with what its observers hear.
     func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver { observer }
 
+    func events(key: String) -> AsyncStream<CountdownEvent> { inner.events(key: key) }
     func cancel(key: String) -> Bool { inner.cancel(key: key) }
     func pause(key: String) -> Bool { inner.pause(key: key) }
     func resume(key: String) -> Bool { inner.resume(key: key) }
@@ -287,6 +288,7 @@ final class TimersOnDeliveryQueue: CountdownScheduler {
         try table.start(key: key, duration: duration, observer: observer)
     }
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? { table.attach(key: key, observer: observer) }
+    func events(key: String) -> AsyncStream<CountdownEvent> { table.events(key: key) }
     func cancel(key: String) -> Bool { table.cancel(key: key) }
     func pause(key: String) -> Bool { table.pause(key: key) }
     func resume(key: String) -> Bool { table.resume(key: key) }
@@ -490,6 +492,53 @@ final class ThreadOutlivesRelease: Forwarding, @unchecked Sendable {
     }
 }
 
+/// A stream of the inner backend's events, passed through `relay` (which may drop, hold or
+/// add), ending as the inner one does unless `relay` says otherwise.
+private func relayed(
+    _ inner: AsyncStream<CountdownEvent>, endsWithInner: Bool = true,
+    onConsumerGone: @escaping @Sendable () -> Void = {},
+    relay: @escaping @Sendable (Int, CountdownEvent, AsyncStream<CountdownEvent>.Continuation) -> Void = { $2.yield($1) }
+) -> AsyncStream<CountdownEvent> {
+    AsyncStream { continuation in
+        let task = Task.detached {
+            var index = 0
+            for await event in inner {
+                relay(index, event, continuation)
+                index += 1
+            }
+            if endsWithInner { continuation.finish() }
+        }
+        continuation.onTermination = { termination in
+            task.cancel()
+            if case .cancelled = termination { onConsumerGone() }
+        }
+    }
+}
+
+/// The stream never ends: not after the finish, not after a cancel.
+final class EventsNeverEnd: Forwarding, @unchecked Sendable {
+    override func events(key: String) -> AsyncStream<CountdownEvent> {
+        relayed(inner.events(key: key), endsWithInner: false)
+    }
+}
+
+/// A consumer that stops iterating cancels the countdown it watched.
+final class EventsCancelWhenConsumerGoes: Forwarding, @unchecked Sendable {
+    override func events(key: String) -> AsyncStream<CountdownEvent> {
+        let inner = self.inner
+        return relayed(inner.events(key: key), onConsumerGone: { _ = inner.cancel(key: key) })
+    }
+}
+
+/// The stream leaves out the remaining time it attached with.
+final class EventsSkipTheAttachTick: Forwarding, @unchecked Sendable {
+    override func events(key: String) -> AsyncStream<CountdownEvent> {
+        relayed(inner.events(key: key), relay: { index, event, continuation in
+            if index > 0 { continuation.yield(event) }
+        })
+    }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
@@ -530,6 +579,11 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         .init(name: "keeps a key busy for a tick after its finish", rejectedBy: "finish") { BusyAfterFinish(try dispatchSource($0)) },
         .init(name: "its thread outlives a release without shutdown", rejectedBy: "release") { ThreadOutlivesRelease(try dispatchSource($0)) },
         .init(name: "a key cancelled while paused restarts paused", rejectedBy: "randomized") { RestartsPausedAfterCancel(try dispatchSource($0)) },
+        .init(name: "events(key:) never ends", rejectedBy: "events") { EventsNeverEnd(try dispatchSource($0)) },
+        .init(name: "a consumer that stops cancels the countdown", rejectedBy: "events") {
+            EventsCancelWhenConsumerGoes(try dispatchSource($0))
+        },
+        .init(name: "events(key:) leaves out the attach tick", rejectedBy: "events") { EventsSkipTheAttachTick(try dispatchSource($0)) },
         .init(name: "drops the overflow silently", rejectedBy: "profile.capacity") { DropsOverflow(try dispatchSource($0)) },
         .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
             MisdeclaredProfile(try TimestampScheduler(

@@ -11,6 +11,9 @@ final class ResourceSampler: Sendable {
     struct Peaks: Sendable {
         var threads = 0
         var poolWait = LatencyHistogram()
+        /// When each probe still waiting for a pool thread was queued.
+        var waitingSince: Set<UInt64> = []
+        var isFinished = false
     }
 
     private let peaks = Locked(Peaks())
@@ -34,9 +37,14 @@ final class ResourceSampler: Sendable {
             let now = SystemClocks.monotonic()
             if now >= nextProbe {
                 nextProbe = now + 10_000_000
+                peaks.withLock { _ = $0.waitingSince.insert(now) }
                 DispatchQueue.global().async { [peaks] in
                     let waited = SystemClocks.monotonic() - now
-                    peaks.withLock { $0.poolWait.record(waited) }
+                    peaks.withLock { peaks in
+                        guard !peaks.isFinished else { return }
+                        peaks.waitingSince.remove(now)
+                        peaks.poolWait.record(waited)
+                    }
                 }
             }
             SystemClocks.sleep(untilMonotonic: now + 10_000_000)
@@ -44,11 +52,17 @@ final class ResourceSampler: Sendable {
         stopped.signal()
     }
 
-    /// Stops sampling and returns the peaks. Pool probes still waiting are left out: the
-    /// configuration is over.
+    /// Stops sampling and returns the peaks. A pool probe still waiting counts as a lower
+    /// bound, how long it has waited so far: with the pool starved, those are the figure.
     func finish() -> Peaks {
         stopRequested.withLock { $0 = true }
         stopped.wait()
-        return peaks.withLock { $0 }
+        let now = SystemClocks.monotonic()
+        return peaks.withLock { peaks in
+            peaks.isFinished = true
+            for since in peaks.waitingSince { peaks.poolWait.recordCensored(atLeast: now - since) }
+            peaks.waitingSince = []
+            return peaks
+        }
     }
 }

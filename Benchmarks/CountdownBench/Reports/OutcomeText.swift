@@ -45,7 +45,16 @@ enum OutcomeText {
             if let steal { flags.append("steal ≤ \(ReportFormat.percent(steal))") }
         }
         if let load = c.load, load.isBusy { flags.append(LoadText.describe(load)) }
-        return (flags + [describe(c.outcome)]).joined(separator: "; ")
+        return (flags + [describe(c.outcome)] + starvedPool(c)).joined(separator: "; ")
+    }
+
+    /// Why a configuration was cut off when libdispatch's pool had no thread to spare: every
+    /// queue and task in the process waits for one (the task backend's wake-ups, the delivery
+    /// queue's blocks), and a probe block waited this long.
+    private static func starvedPool(_ c: RunDocument.Configuration) -> [String] {
+        guard c.outcome.cutOff != nil, let wait = c[.poolWait], wait.value >= 10 else { return [] }
+        let bound = wait.isLowerBound ? "≥ " : ""
+        return ["libdispatch's pool starved: a block waited \(bound)\(ReportFormat.milliseconds(wait.value)) for a thread (pool wait p99)"]
     }
 }
 

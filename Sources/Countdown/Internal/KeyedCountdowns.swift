@@ -133,7 +133,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             let now = mechanism.now()
             guard !state.isShutDown else { throw .shutDown }
             if let index = state.placeOrReserve(key) {
-                let remaining = attach(at: index, observer: observer, at: now, in: &state)
+                let remaining = attach(at: index, slot: ObserverSlot(observer), at: now, in: &state)
                 return (.attached(remaining: remaining), flush(&state))
             }
             if let capacity = settings.capacity, state.indexByKey.count > capacity {
@@ -152,11 +152,47 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        let (remaining, drain) = state.withLock { state in
-            (attach(key: key, observer: observer, at: mechanism.now(), in: &state), flush(&state))
+        attach(key: key, slot: ObserverSlot(observer))
+    }
+
+    private func attach(key: String, slot: ObserverSlot) -> Duration? {
+        let (remaining, drain) = state.withLock { state -> (Duration?, Bool) in
+            guard let index = state.place(of: key) else { return (nil, false) }
+            return (attach(at: index, slot: slot, at: mechanism.now(), in: &state), flush(&state))
         }
         if drain { queueDrain() }
         return remaining
+    }
+
+    /// A stream attached as `attach` attaches an observer. It ends after the finish, or when
+    /// the countdown is cancelled, replaced by another observer or shut down; a consumer that
+    /// goes away detaches, and the countdown runs on with no observer.
+    ///
+    /// Unbounded: a consumer that falls behind is owed at most the countdown's ticks.
+    func events(key: String) -> AsyncStream<CountdownEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CountdownEvent.self)
+        // `finish()` calls the termination handler at once, and that handler ignores a
+        // `.finished` termination, so ending the stream under the table's lock is safe.
+        let slot = ObserverSlot({ event in
+            continuation.yield(event)
+            if event.kind == .finished { continuation.finish() }
+        }, ended: { continuation.finish() })
+        continuation.onTermination = { [weak self, weak slot] termination in
+            guard case .cancelled = termination, let slot else { return }
+            self?.detach(key: key, slot: slot)
+        }
+        if attach(key: key, slot: slot) == nil { continuation.finish() }
+        return stream
+    }
+
+    /// Takes `slot`'s observer off the countdown under `key`, if it is still the one observing
+    /// it; the countdown runs on, observed by no one.
+    private func detach(key: String, slot: ObserverSlot) {
+        state.withLock { state in
+            guard let index = state.place(of: key), state.places[index].slot === slot else { return }
+            slot.revoke()
+            state.places[index].slot = .silent
+        }
     }
 
     func cancel(key: String) -> Bool {
@@ -198,6 +234,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         state.withLock { state in
             state.place(of: key).map { state.places[$0].progress.remaining(at: mechanism.now()) }
         }
+    }
+
+    /// The slot observing the countdown under `key`: what the table still holds of an
+    /// observer (``ObserverSlot/silent`` when nobody observes it). For tests.
+    func observerSlot(key: String) -> ObserverSlot? {
+        state.withLock { state in state.place(of: key).flatMap { state.places[$0].slot } }
     }
 
     var activeKeys: [String] {
@@ -313,21 +355,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
 
     // MARK: - Internals (lock held)
 
-    /// Replaces the observer of the countdown under `key`, if there is one, and tells the new
-    /// observer the remaining time at once. Returns that time.
-    private func attach(
-        key: String, observer: @escaping CountdownObserver, at now: Moment, in state: inout State
-    ) -> Duration? {
-        guard let index = state.place(of: key) else { return nil }
-        return attach(at: index, observer: observer, at: now, in: &state)
-    }
-
-    private func attach(
-        at index: Int, observer: @escaping CountdownObserver, at now: Moment, in state: inout State
-    ) -> Duration {
+    /// Replaces the observer of the countdown at `index` with `slot`'s, and tells it the
+    /// remaining time at once. Returns that time.
+    private func attach(at index: Int, slot: ObserverSlot, at now: Moment, in state: inout State) -> Duration {
         let key = state.places[index].key
         state.places[index].slot!.revoke()
-        let slot = ObserverSlot(observer)
         state.places[index].slot = slot
         let remaining = state.places[index].progress.remaining(at: now)
         state.places[index].progress.told(remaining)

@@ -1,10 +1,10 @@
 import CountdownSupport
 import Dispatch
 
-/// A point on the monotonic clock `DispatchTime` reads (``SystemClocks/monotonic()``), in
-/// nanoseconds.
-/// Every backend schedules its timers on this clock; only the timestamp backend also
-/// reads another one to compute what remains.
+/// A point on the monotonic clock a backend's timers are scheduled on, in nanoseconds: the
+/// clock `DispatchTime` reads (``SystemClocks/monotonic()``), but for the task backend, whose
+/// tasks sleep on `ContinuousClock` and whose instants are that clock's
+/// (``SystemClocks/continuous()``). Instants of the two are never compared with each other.
 struct MonotonicInstant: Comparable, Hashable, Sendable {
     var nanoseconds: UInt64
 

@@ -1,0 +1,57 @@
+import Countdown
+import CountdownSupport
+
+/// Iterates a scheduler's ``CountdownScheduler/events(key:)`` stream in a task of its own, as an
+/// app's view or a server's handler would, recording what it hears, so that a check written
+/// as plain synchronous code can wait on it.
+final class StreamConsumer: Sendable {
+    enum End: Equatable, Sendable {
+        /// The stream returned nil: the scheduler ended it.
+        case ended
+        /// The consumer broke out of its loop after `stopAfter` elements.
+        case stopped
+        /// The consumer's task was cancelled while it waited.
+        case cancelled
+    }
+
+    private struct State {
+        var records: [Recorder.Record] = []
+        var end: End?
+    }
+
+    private let state = Locked(State())
+    private let task: Task<Void, Never>
+
+    /// - Parameter stopAfter: break out of the loop after this many elements.
+    init(_ stream: AsyncStream<CountdownEvent>, stopAfter: Int? = nil) {
+        let state = self.state
+        task = Task.detached {
+            for await event in stream {
+                let count = state.withLock { state -> Int in
+                    let record = Recorder.Record(
+                        event: event, at: SystemClocks.monotonic(), onDeliveryQueue: false, sequence: 0)
+                    state.records.append(record)
+                    return state.records.count
+                }
+                if count == stopAfter {
+                    state.withLock { $0.end = .stopped }
+                    return
+                }
+            }
+            state.withLock { $0.end = Task.isCancelled ? .cancelled : .ended }
+        }
+    }
+
+    var all: [Recorder.Record] { state.withLock { $0.records } }
+    var count: Int { all.count }
+    var end: End? { state.withLock { $0.end } }
+
+    /// Cancels the consumer's task: it stops waiting for elements.
+    func cancel() { task.cancel() }
+
+    /// Waits until the loop is over, however it ended; returns how.
+    func waitForEnd(timeout: Duration = .seconds(10)) -> End? {
+        _ = waitUntil(timeout: timeout) { end != nil }
+        return end
+    }
+}
