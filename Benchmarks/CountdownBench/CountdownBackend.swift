@@ -134,20 +134,23 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// ``all`` and ``variants``.
     static let allWithVariants: [CountdownBackend] = all + variants
 
-    /// The task backend beside sleeping operation-queue workers, which share its thread pool.
-    static let taskBesideSleepers = CountdownBackend(name: "task", variant: PoolSharingScheduler.variant) { o in
-        PoolSharingScheduler.profile(maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
-    } makeScheduler: { (o: Options) throws(CountdownError) in
-        try PoolSharingScheduler(
-            tickInterval: o.tickInterval,
-            maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
-            deliveryQueue: o.deliveryQueue)
+    /// `backend` beside sleeping operation-queue workers, which share libdispatch's pool with it.
+    static func besideSleepers(_ backend: CountdownBackend) -> CountdownBackend {
+        let declared = backend.declared.map { declared in
+            { @Sendable (o: Options) in PoolSharingScheduler.profile(declared(o)) }
+        }
+        return CountdownBackend(
+            name: backend.name, variant: PoolSharingScheduler.variant(of: backend.variant), profile: declared
+        ) { (o: Options) throws(CountdownError) in
+            try PoolSharingScheduler(backend.makeScheduler(o))
+        }
     }
 
     /// Configurations of a backend in company, chosen only by their full name
     /// (`task(beside-20-sleepers)`): neither `all` nor a backend's name selects them, so that
-    /// the conformance suite and the suspension experiment judge each backend alone.
-    static let companies: [CountdownBackend] = [.taskBesideSleepers]
+    /// the conformance suite and the suspension experiment judge each backend alone. The task
+    /// backend, whose wake-ups wait for the pool, and the recommended one, whose do not.
+    static let companies: [CountdownBackend] = [.besideSleepers(.task), .besideSleepers(.timestamp(.continuous))]
 
     /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
     static var names: [String] {

@@ -1,23 +1,27 @@
 import Countdown
 import Dispatch
 
-/// The task backend with neighbours: an operation-queue scheduler in the same process whose
-/// workers sleep through countdowns of their own, each blocking a thread of libdispatch's pool,
-/// as an app that still runs the articles' workers would. On Linux Swift concurrency wakes its
-/// tasks on that same pool, so what the task backend measures here is the interference.
+/// A backend with neighbours: an operation-queue scheduler in the same process whose workers
+/// sleep through countdowns of their own, each blocking a thread of libdispatch's pool, as an
+/// app that still runs the articles' workers would. On Linux Swift concurrency wakes its tasks
+/// on that same pool, so beside the task backend this measures the interference; beside a
+/// backend whose timers run on serial queues (which libdispatch always gives a thread), it
+/// measures that there is none.
 ///
-/// Everything but the neighbours is the task scheduler's own; the neighbours end with it.
+/// Everything but the neighbours is the inner scheduler's own; the neighbours end with it.
 final class PoolSharingScheduler: CountdownScheduler {
     /// The articles' limit, and the operation-queue backend's default capacity.
     static let neighbours = OperationQueueScheduler.defaultCapacity
 
-    private let tasks: TaskScheduler
+    private let inner: any CountdownScheduler
     private let sleepers: OperationQueueScheduler
+    let profile: CountdownProfile
 
     /// Starts ``neighbours`` operation-queue countdowns of 120 s with 1 s ticks (their workers
-    /// asleep nearly all the time), then returns.
-    init(tickInterval: Duration, maximumDuration: Duration, deliveryQueue: DispatchQueue?) throws(CountdownError) {
-        tasks = try TaskScheduler(tickInterval: tickInterval, maximumDuration: maximumDuration, deliveryQueue: deliveryQueue)
+    /// asleep nearly all the time) beside `inner`, then returns.
+    init(_ inner: any CountdownScheduler) throws(CountdownError) {
+        self.inner = inner
+        profile = Self.profile(inner.profile)
         sleepers = try OperationQueueScheduler(tickInterval: .seconds(1))
         for index in 0..<Self.neighbours {
             try sleepers.start(key: "neighbour-\(index)", duration: OperationQueueScheduler.defaultMaximumDuration) { _ in }
@@ -26,39 +30,46 @@ final class PoolSharingScheduler: CountdownScheduler {
 
     deinit { sleepers.shutdown() }
 
-    static func profile(maximumDuration: Duration) -> CountdownProfile {
-        var profile = TaskScheduler.profile(maximumDuration: maximumDuration)
-        profile.variant = variant
+    /// The inner backend's profile, its variant and threads saying who shares the pool.
+    static func profile(_ inner: CountdownProfile) -> CountdownProfile {
+        var profile = inner
+        profile.variant = variant(of: inner.variant)
         profile.threads += "; beside \(neighbours) sleeping operation-queue workers, each blocking a pool thread"
         return profile
     }
 
-    static let variant = "beside-\(neighbours)-sleepers"
+    /// `beside-20-sleepers`, after the inner backend's own variant: `continuous+beside-20-sleepers`.
+    static func variant(of inner: String?) -> String {
+        (inner.map { [$0] } ?? []).appending("beside-\(neighbours)-sleepers").joined(separator: "+")
+    }
 
-    var profile: CountdownProfile { Self.profile(maximumDuration: tasks.profile.maximumDuration) }
-    var tickInterval: Duration { tasks.tickInterval }
-    var deliveryQueue: DispatchQueue { tasks.deliveryQueue }
+    var tickInterval: Duration { inner.tickInterval }
+    var deliveryQueue: DispatchQueue { inner.deliveryQueue }
 
     func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
     {
-        try tasks.start(key: key, duration: duration, observer: observer)
+        try inner.start(key: key, duration: duration, observer: observer)
     }
 
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        tasks.attach(key: key, observer: observer)
+        inner.attach(key: key, observer: observer)
     }
 
-    func events(key: String) -> AsyncStream<CountdownEvent> { tasks.events(key: key) }
-    func cancel(key: String) -> Bool { tasks.cancel(key: key) }
-    func pause(key: String) -> Bool { tasks.pause(key: key) }
-    func resume(key: String) -> Bool { tasks.resume(key: key) }
-    func remaining(key: String) -> Duration? { tasks.remaining(key: key) }
-    var activeKeys: [String] { tasks.activeKeys }
-    var activeCount: Int { tasks.activeCount }
+    func events(key: String) -> AsyncStream<CountdownEvent> { inner.events(key: key) }
+    func cancel(key: String) -> Bool { inner.cancel(key: key) }
+    func pause(key: String) -> Bool { inner.pause(key: key) }
+    func resume(key: String) -> Bool { inner.resume(key: key) }
+    func remaining(key: String) -> Duration? { inner.remaining(key: key) }
+    var activeKeys: [String] { inner.activeKeys }
+    var activeCount: Int { inner.activeCount }
 
     func shutdown() {
-        tasks.shutdown()
+        inner.shutdown()
         sleepers.shutdown()
     }
+}
+
+private extension Array {
+    func appending(_ element: Element) -> [Element] { self + [element] }
 }

@@ -166,11 +166,27 @@ struct BackendTests {
         #expect(CountdownBackend.named("timestamp").map(\.description) == ["timestamp(wall)", "timestamp(continuous)", "timestamp(continuous~10ms)"])
         #expect(CountdownBackend.named("run-loop").count == 1)
         #expect(CountdownBackend.named("task").map(\.description) == ["task"])
+        // Company is chosen by its full name only: `task` and `all` judge the backend alone.
+        #expect(CountdownBackend.named("task(beside-20-sleepers)").map(\.description) == ["task(beside-20-sleepers)"])
+        #expect(CountdownBackend.named("timestamp(continuous+beside-20-sleepers)").count == 1)
+        #expect(try CountdownBackend.select("all").allSatisfy { !$0.description.contains("sleepers") })
         #expect(CountdownBackend.named("dispatch-source").map(\.description) == ["dispatch-source", "dispatch-source(compensated)"])
         let compensated = try CountdownBackend.dispatchSourceCompensated.makeScheduler().profile
         #expect(compensated.displayName == "dispatch-source(compensated)")
         #expect(compensated.suspension == .keepsDeadline && compensated.wallClockJump == .immune && compensated.drift == .bounded)
         #expect(CountdownBackend.named("nope").isEmpty)
+    }
+
+    /// Declared only: made, its 20 sleeping workers would starve the pool of every test running
+    /// beside it (what the benchmark measures with it).
+    @Test("beside sleepers: the backend's profile, saying who shares its pool")
+    func besideSleepers() throws {
+        let profile = try CountdownBackend.besideSleepers(.task).profile(.init(tickInterval: .milliseconds(20)))
+        #expect(profile.displayName == "task(beside-20-sleepers)")
+        #expect(profile.suspension == .keepsDeadline && profile.drift == .bounded)
+        #expect(profile.threads.hasSuffix("beside 20 sleeping operation-queue workers, each blocking a pool thread"))
+        let timestamp = try CountdownBackend.besideSleepers(.timestamp(.continuous)).profile()
+        #expect(timestamp.displayName == "timestamp(continuous+beside-20-sleepers)")
     }
 
     @Test("the catalogue declares each profile without making a scheduler, as the scheduler would")
