@@ -142,7 +142,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         return CountdownBackend(
             name: backend.name, variant: PoolSharingScheduler.variant(of: backend.variant), profile: declared
         ) { (o: Options) throws(CountdownError) in
-            try PoolSharingScheduler(backend.makeScheduler(o))
+            try PoolSharingScheduler(besideSleepers: backend.makeScheduler(o))
         }
     }
 

@@ -9,23 +9,22 @@ import Dispatch
 /// measures that there is none.
 ///
 /// Everything but the neighbours is the inner scheduler's own; the neighbours end with it.
-final class PoolSharingScheduler: CountdownScheduler {
+final class PoolSharingScheduler: ForwardingScheduler, @unchecked Sendable {
     /// The articles' limit, and the operation-queue backend's default capacity.
     static let neighbours = OperationQueueScheduler.defaultCapacity
 
-    private let inner: any CountdownScheduler
     private let sleepers: OperationQueueScheduler
-    let profile: CountdownProfile
+    private let declared: CountdownProfile
 
     /// Starts ``neighbours`` operation-queue countdowns of 120 s with 1 s ticks (their workers
     /// asleep nearly all the time) beside `inner`, then returns.
-    init(_ inner: any CountdownScheduler) throws(CountdownError) {
-        self.inner = inner
-        profile = Self.profile(inner.profile)
+    init(besideSleepers inner: any CountdownScheduler) throws(CountdownError) {
+        declared = Self.profile(inner.profile)
         sleepers = try OperationQueueScheduler(tickInterval: .seconds(1))
         for index in 0..<Self.neighbours {
             try sleepers.start(key: "neighbour-\(index)", duration: OperationQueueScheduler.defaultMaximumDuration) { _ in }
         }
+        super.init(inner)
     }
 
     deinit { sleepers.shutdown() }
@@ -40,36 +39,13 @@ final class PoolSharingScheduler: CountdownScheduler {
 
     /// `beside-20-sleepers`, after the inner backend's own variant: `continuous+beside-20-sleepers`.
     static func variant(of inner: String?) -> String {
-        (inner.map { [$0] } ?? []).appending("beside-\(neighbours)-sleepers").joined(separator: "+")
+        ((inner.map { [$0] } ?? []) + ["beside-\(neighbours)-sleepers"]).joined(separator: "+")
     }
 
-    var tickInterval: Duration { inner.tickInterval }
-    var deliveryQueue: DispatchQueue { inner.deliveryQueue }
+    override var profile: CountdownProfile { declared }
 
-    func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try inner.start(key: key, duration: duration, observer: observer)
-    }
-
-    func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        inner.attach(key: key, observer: observer)
-    }
-
-    func events(key: String) -> AsyncStream<CountdownEvent> { inner.events(key: key) }
-    func cancel(key: String) -> Bool { inner.cancel(key: key) }
-    func pause(key: String) -> Bool { inner.pause(key: key) }
-    func resume(key: String) -> Bool { inner.resume(key: key) }
-    func remaining(key: String) -> Duration? { inner.remaining(key: key) }
-    var activeKeys: [String] { inner.activeKeys }
-    var activeCount: Int { inner.activeCount }
-
-    func shutdown() {
-        inner.shutdown()
+    override func shutdown() {
+        super.shutdown()
         sleepers.shutdown()
     }
-}
-
-private extension Array {
-    func appending(_ element: Element) -> [Element] { self + [element] }
 }

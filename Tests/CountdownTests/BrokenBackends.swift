@@ -1,4 +1,5 @@
 @testable import Countdown
+@testable import CountdownBench
 import CountdownConformance
 import CountdownSupport
 import Dispatch
@@ -6,41 +7,9 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Forwards to a real backend; each broken backend below overrides one behaviour.
-///
-/// `@unchecked Sendable`: a test double meant for subclassing (so not final); the only state,
-/// in subclasses, is behind `Locked` or `Atomic`.
-class Forwarding: CountdownScheduler, @unchecked Sendable {
-    let inner: any CountdownScheduler
-
-    init(_ inner: any CountdownScheduler) { self.inner = inner }
-
-    var profile: CountdownProfile { inner.profile }
-    var tickInterval: Duration { inner.tickInterval }
-    var deliveryQueue: DispatchQueue { inner.deliveryQueue }
-
-    func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
-        throws(CountdownError) -> CountdownStart
-    {
-        try inner.start(key: key, duration: duration, observer: wrap(observer, key: key))
-    }
-
-    func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        inner.attach(key: key, observer: wrap(observer, key: key))
-    }
-
-    /// Where a broken backend tampers with what its observers hear.
-    func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver { observer }
-
-    func events(key: String) -> AsyncStream<CountdownEvent> { inner.events(key: key) }
-    func cancel(key: String) -> Bool { inner.cancel(key: key) }
-    func pause(key: String) -> Bool { inner.pause(key: key) }
-    func resume(key: String) -> Bool { inner.resume(key: key) }
-    func remaining(key: String) -> Duration? { inner.remaining(key: key) }
-    var activeKeys: [String] { inner.activeKeys }
-    var activeCount: Int { inner.activeCount }
-    func shutdown() { inner.shutdown() }
-}
+/// Forwards to a real backend (the benchmark's `ForwardingScheduler`); each broken backend
+/// below overrides one behaviour.
+typealias Forwarding = ForwardingScheduler
 
 typealias Environment = CountdownConformance.Environment
 

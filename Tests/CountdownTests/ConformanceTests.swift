@@ -3,6 +3,7 @@ import Countdown
 import CountdownConformance
 import CountdownSupport
 import Dispatch
+import Foundation
 import Testing
 
 /// Every built-in backend made for the conformance suite: the suite's tick, queue and wall clock.
@@ -34,6 +35,27 @@ struct ConformanceTests {
         #expect(result.verdict != .fail, "\(check.id) on \(backend): \(result.messages.joined(separator: "; "))")
         // Everything built in is clear-cut: no check may shrug.
         #expect(result.verdict == .pass, "\(check.id) on \(backend) was \(result.verdict.rawValue): \(result.messages)")
+    }
+
+    /// The default `task` backend, judged where nothing else shares its pool: a
+    /// `countdown-bench conformance` child process (the debug build beside this test binary).
+    /// In this process, the operation-queue tests running at the same time would keep its
+    /// wake-ups waiting for a pool thread (see `allBackends`).
+    @Test("task passes every check in a process of its own", .timeLimit(.minutes(5)))
+    func taskInAProcessOfItsOwn() throws {
+        let executable = SuspendTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no \(executable.path)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["conformance", "--backend", "task", "--no-progress"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "countdown-bench conformance --backend task:\n\(text)")
+        #expect(text.contains("events") && !text.contains("fail"), "\(text)")
     }
 
     @Test("every check has a unique id and a summary")

@@ -1,3 +1,4 @@
+import CountdownSupport
 import Dispatch
 import Testing
 
@@ -16,7 +17,7 @@ struct DedicatedThread: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
-        try await withTaskExecutorPreference(QueueExecutor(label: "countdown.tests.\(test.name)")) {
+        try await withTaskExecutorPreference(SerialQueueExecutor(label: "countdown.tests.\(test.name)")) {
             try await function()
         }
     }
@@ -24,15 +25,4 @@ struct DedicatedThread: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == DedicatedThread {
     static var dedicatedThread: Self { DedicatedThread() }
-}
-
-final class QueueExecutor: TaskExecutor {
-    private let queue: DispatchQueue
-
-    init(label: String) { queue = DispatchQueue(label: label) }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
 }

@@ -41,6 +41,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         var freePlaces: [UInt32] = []
         /// Events decided in the current locked section, for the outbox.
         var decided: ContiguousArray<Outbox.Delivery> = []
+        /// How to end the event stream each attached stream's slot feeds. Kept here, not in
+        /// every slot: a slot is read on every delivery, and a million of them stay smaller.
+        var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var isShutDown = false
 
         /// The place of the countdown armed as `id` says, if it is still armed so.
@@ -93,6 +96,18 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             if !keyRemoved { indexByKey.removeValue(forKey: key) }
             freePlaces.append(UInt32(index))
             return (key, slot, handle)
+        }
+
+        /// Silences `slot`; a stream it fed ends. Ending a stream calls its termination handler
+        /// at once, which ignores an end it did not ask for, so this is safe with the lock held.
+        mutating func revoke(_ slot: ObserverSlot) {
+            slot.revoke()
+            if !streamEnds.isEmpty, let end = streamEnds.removeValue(forKey: ObjectIdentifier(slot)) { end() }
+        }
+
+        /// `slot`'s countdown finished: its stream ends with the finish it is about to hear.
+        mutating func finished(_ slot: ObserverSlot) {
+            if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
         }
 
         mutating func rearm(_ index: Int) -> CountdownID {
@@ -155,9 +170,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         attach(key: key, slot: ObserverSlot(observer))
     }
 
-    private func attach(key: String, slot: ObserverSlot) -> Duration? {
+    /// `ended`: how to end the stream `slot` feeds, when it is revoked.
+    private func attach(key: String, slot: ObserverSlot, ended: (@Sendable () -> Void)? = nil) -> Duration? {
         let (remaining, drain) = state.withLock { state -> (Duration?, Bool) in
             guard let index = state.place(of: key) else { return (nil, false) }
+            if let ended { state.streamEnds[ObjectIdentifier(slot)] = ended }
             return (attach(at: index, slot: slot, at: mechanism.now(), in: &state), flush(&state))
         }
         if drain { queueDrain() }
@@ -171,17 +188,15 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// Unbounded: a consumer that falls behind is owed at most the countdown's ticks.
     func events(key: String) -> AsyncStream<CountdownEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: CountdownEvent.self)
-        // `finish()` calls the termination handler at once, and that handler ignores a
-        // `.finished` termination, so ending the stream under the table's lock is safe.
-        let slot = ObserverSlot({ event in
+        let slot = ObserverSlot { event in
             continuation.yield(event)
             if event.kind == .finished { continuation.finish() }
-        }, ended: { continuation.finish() })
+        }
         continuation.onTermination = { [weak self, weak slot] termination in
             guard case .cancelled = termination, let slot else { return }
             self?.detach(key: key, slot: slot)
         }
-        if attach(key: key, slot: slot) == nil { continuation.finish() }
+        if attach(key: key, slot: slot, ended: { continuation.finish() }) == nil { continuation.finish() }
         return stream
     }
 
@@ -190,7 +205,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     private func detach(key: String, slot: ObserverSlot) {
         state.withLock { state in
             guard let index = state.place(of: key), state.places[index].slot === slot else { return }
-            slot.revoke()
+            state.revoke(slot)
             state.places[index].slot = .silent
         }
     }
@@ -199,7 +214,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         state.withLock { state in
             guard let index = state.indexByKey.removeValue(forKey: key) else { return false }
             let (_, slot, handle) = state.vacate(Int(index), keyRemoved: true)
-            retire(slot, handle)
+            retire(slot, handle, in: &state)
             return true
         }
     }
@@ -257,7 +272,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             let disarm = mechanism.disarmsEachOnShutdown
             for index in state.places.indices where state.places[index].isOccupied {
                 let (_, slot, handle) = state.vacate(index)
-                retire(slot, disarm ? handle : nil)
+                retire(slot, disarm ? handle : nil, in: &state)
             }
             state.places.removeAll()
             state.freePlaces = []
@@ -359,7 +374,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// remaining time at once. Returns that time.
     private func attach(at index: Int, slot: ObserverSlot, at now: Moment, in state: inout State) -> Duration {
         let key = state.places[index].key
-        state.places[index].slot!.revoke()
+        state.revoke(state.places[index].slot!)
         state.places[index].slot = slot
         let remaining = state.places[index].progress.remaining(at: now)
         state.places[index].progress.told(remaining)
@@ -374,6 +389,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         case .finished:
             let (key, slot, handle) = state.vacate(index)
             if let handle { mechanism.disarm(handle) }
+            state.finished(slot)
             state.decided.append(.init(slot: slot, event: .finished(key)))
             return .finished
         case .tick(let remaining):
@@ -398,8 +414,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     /// A countdown that ends without a finish: its observer hears nothing more.
-    private func retire(_ slot: ObserverSlot, _ handle: Mechanism.Handle?) {
-        slot.revoke()
+    private func retire(_ slot: ObserverSlot, _ handle: Mechanism.Handle?, in state: inout State) {
+        state.revoke(slot)
         if let handle { mechanism.disarm(handle) }
     }
 

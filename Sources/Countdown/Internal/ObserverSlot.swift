@@ -10,14 +10,10 @@ import Synchronization
 /// allocated, on every read).
 final class ObserverSlot: Sendable {
     private let observer: CountdownObserver
-    /// Told once, when the slot is revoked: an event stream ends there. Called with the table's
-    /// lock held, so it must not call back into the table.
-    private let ended: (@Sendable () -> Void)?
     private let isRevoked = Atomic<Bool>(false)
 
-    init(_ observer: @escaping CountdownObserver, ended: (@Sendable () -> Void)? = nil) {
+    init(_ observer: @escaping CountdownObserver) {
         self.observer = observer
-        self.ended = ended
     }
 
     /// The slot of a countdown nobody observes (its stream's consumer went away): it hears
@@ -25,8 +21,7 @@ final class ObserverSlot: Sendable {
     static let silent = ObserverSlot { _ in }
 
     func revoke() {
-        guard !isRevoked.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        ended?()
+        isRevoked.store(true, ordering: .releasing)
     }
 
     /// Calls the observer unless the slot was revoked. No lock is held during the call, so the

@@ -25,7 +25,10 @@ final class StreamConsumer: Sendable {
     /// - Parameter stopAfter: break out of the loop after this many elements.
     init(_ stream: AsyncStream<CountdownEvent>, stopAfter: Int? = nil) {
         let state = self.state
-        task = Task.detached {
+        // On an executor of its own: beside a backend that blocks the global pool (sleeping
+        // OperationQueue workers), a consumer on it would wait seconds to run, and the check
+        // would judge the pool, not the backend.
+        task = Task.detached(executorPreference: SerialQueueExecutor(label: "conformance.consumer")) {
             for await event in stream {
                 let count = state.withLock { state -> Int in
                     let record = Recorder.Record(
