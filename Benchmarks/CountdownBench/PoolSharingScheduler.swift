@@ -27,8 +27,6 @@ final class PoolSharingScheduler: ForwardingScheduler, @unchecked Sendable {
         super.init(inner)
     }
 
-    deinit { sleepers.shutdown() }
-
     /// The inner backend's profile, its variant and threads saying who shares the pool.
     static func profile(_ inner: CountdownProfile) -> CountdownProfile {
         var profile = inner

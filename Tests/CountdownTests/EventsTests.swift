@@ -63,6 +63,7 @@ struct EventsTests {
         defer { scheduler.shutdown() }
         let s = try #require(scheduler as? KeyedCountdownScheduler)
         try s.start(key: "k", duration: .seconds(30)) { _ in }
+        let starter = try #require(s.observerSlot(key: "k")).identity
         // A child task, so that it runs on the test's own executor as the test does. The stream
         // is made inside it, as `for await event in scheduler.events(key:)` makes it: nothing
         // else holds it when the loop is left.
@@ -86,8 +87,10 @@ struct EventsTests {
             return await group.next() ?? -1
         }
         weak let slot = attached.withLock { $0 }
+        let streamSlot = attached.withLock { $0?.identity }
         attached.withLock { $0 = nil }
-        #expect(slot == nil || slot !== ObserverSlot.silent, "events(key:) did not attach")
+        // While the stream was heard, its own slot observed the countdown: not the starter's.
+        #expect(streamSlot != nil && streamSlot != starter, "events(key:) did not attach")
         if departure == .breaks { #expect(count == 3) }
 
         // Nothing of the consumer is left: its slot is gone once queued deliveries have run.
@@ -139,4 +142,8 @@ struct EventsTests {
         for await event in second { last = event }
         #expect(last?.kind == .finished)
     }
+}
+
+private extension ObserverSlot {
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
 }

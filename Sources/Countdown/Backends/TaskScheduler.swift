@@ -32,10 +32,7 @@ public final class TaskScheduler: KeyedCountdownScheduler {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.task")
-        if let tolerance, tolerance < .zero || tolerance >= tickInterval {
-            throw .invalidConfiguration(
-                "the tolerance \(tolerance.text) is not between zero and the tick interval \(tickInterval.text)")
-        }
+        if let tolerance { try settings.validate(tolerance: tolerance) }
         table = KeyedCountdowns(
             settings: settings,
             mechanism: TaskMechanism(tick: tickInterval, tolerance: tolerance, clock: ContinuousInstants()))

@@ -33,10 +33,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.timestamp")
-        guard tolerance >= .zero, tolerance < tickInterval else {
-            throw .invalidConfiguration(
-                "the tolerance \(tolerance.text) is not between zero and the tick interval \(tickInterval.text)")
-        }
+        try settings.validate(tolerance: tolerance)
         table = KeyedCountdowns(
             settings: settings,
             mechanism: TimestampMechanism(

@@ -35,4 +35,12 @@ struct SchedulerSettings: Sendable {
         self.capacity = capacity
         self.deliveryQueue = deliveryQueue ?? DispatchQueue(label: "\(label).delivery")
     }
+
+    /// Refuses a coalescing tolerance outside zero ..< the tick interval.
+    func validate(tolerance: Duration) throws(CountdownError) {
+        guard tolerance >= .zero, tolerance < tickInterval else {
+            throw .invalidConfiguration(
+                "the tolerance \(tolerance.text) is not between zero and the tick interval \(tickInterval.text)")
+        }
+    }
 }

@@ -44,7 +44,6 @@ enum EventsCheck {
         if let finish = heard.last, finish.event.kind == .finished {
             c.expect(finish.at + granularity >= startedAt + nanoseconds(duration), "the stream's finish came before the deadline")
         }
-        c.expect(heard.count >= 10, "\(heard.count) elements for 1 s of 20 ms ticks, attached after 2")
         h.queue.drain()
         c.expectEqual(replaced.count, replacedCount, "events heard by the observer the stream replaced")
 
@@ -63,7 +62,9 @@ enum EventsCheck {
         for (key, end) in [("cancelled", "a cancel"), ("replaced", "another observer's attach")] {
             try s.start(key: key, duration: .seconds(30)) { _ in }
             let consumer = StreamConsumer(s.events(key: key))
-            _ = waitUntil { consumer.count >= 2 }
+            // Ticks are relayed: a watchdog, not a count in a window, which a stalled machine
+            // (a backend skipping ticks to catch up) would miss.
+            c.expect(waitUntil { consumer.count >= 2 }, "the stream relayed no tick in 10 s (before \(end))")
             if key == "cancelled" { _ = s.cancel(key: key) } else { _ = s.attach(key: key) { _ in } }
             c.expectEqual(consumer.waitForEnd(), .ended, "the stream's end after \(end)")
             c.expect(!consumer.all.contains { $0.event.kind == .finished }, "the stream heard a finish after \(end)")
