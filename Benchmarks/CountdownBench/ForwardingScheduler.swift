@@ -37,5 +37,7 @@ class ForwardingScheduler: CountdownScheduler, @unchecked Sendable {
     func remaining(key: String) -> Duration? { inner.remaining(key: key) }
     var activeKeys: [String] { inner.activeKeys }
     var activeCount: Int { inner.activeCount }
+    func enteredBackground() { inner.enteredBackground() }
+    func enteredForeground() { inner.enteredForeground() }
     func shutdown() { inner.shutdown() }
 }

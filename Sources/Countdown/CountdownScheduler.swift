@@ -65,7 +65,12 @@ import Dispatch
 ///     at once and nothing changes. A consumer whose task is cancelled, or who leaves its loop
 ///     and lets go of the stream, detaches: the countdown runs on and the scheduler keeps
 ///     nothing of that consumer (once its delivery queue has run what was already queued).
-/// 12. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
+/// 12. **Lifecycle.** ``enteredBackground()`` and then ``enteredForeground()`` never make a
+///     countdown finish before its deadline, never make its remaining time grow, and leave a
+///     paused countdown paused with its remaining time frozen. A backend whose notion of time
+///     stops while the process is frozen takes off, at the foreground, the time that passed
+///     since the background; one that reads a clock needs nothing and may do nothing.
+/// 13. **Lifetime.** The scheduler keeps no reference to an observer whose countdown
 ///     finished, was cancelled or was replaced (once its delivery queue has run what was
 ///     already queued). ``shutdown()``, or releasing the last reference to the scheduler with
 ///     no `shutdown()` at all, cancels every countdown, frees every observer and ends every
@@ -134,6 +139,21 @@ public protocol CountdownScheduler: AnyObject, Sendable {
 
     /// How many countdowns are running or paused.
     var activeCount: Int { get }
+
+    /// The app went to the background: call it from `didEnterBackgroundNotification` (or the
+    /// scene's `.background` phase). From here on the process may be frozen at any moment.
+    ///
+    /// A backend that counts ticks notes the time, as the articles' fix did; one that reads a
+    /// clock does nothing. A second call before ``enteredForeground()`` keeps the first one's
+    /// time.
+    func enteredBackground()
+
+    /// The app is coming back: call it from `willEnterForegroundNotification` (or the scene's
+    /// `.active` phase). A backend that counts ticks takes off the time that passed since
+    /// ``enteredBackground()`` and missed ticks did not count, and tells each observer the
+    /// corrected remaining time at once (a countdown whose deadline passed meanwhile finishes).
+    /// Without a call to ``enteredBackground()`` first, nothing happens.
+    func enteredForeground()
 
     /// Cancels every countdown, refuses new ones, and ends the threads the scheduler
     /// started. Idempotent; also done when the scheduler is released.

@@ -41,7 +41,32 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     public func remaining(key: String) -> Duration? { table.remaining(key) }
     public var activeKeys: [String] { table.activeKeys() }
     public var activeCount: Int { table.activeCount() }
+    public func enteredBackground() { table.enteredBackground() }
+    public func enteredForeground() { table.enteredForeground() }
     public func shutdown() { table.shutdown() }
+
+    /// Restores every countdown `store` keeps, and from then on writes each change of this
+    /// scheduler's countdowns to it: call it once, at launch, before starting any.
+    ///
+    /// A running countdown comes back with the time left until its deadline, decided by the
+    /// boot clock when the process was relaunched within the same boot, by the wall clock after
+    /// a reboot; a paused one comes back paused. A restored countdown runs with no observer
+    /// until a screen attaches to it by its key (``attach(key:observer:)``, or `start` with its
+    /// key); one whose deadline passed while the process was not running is reported in
+    /// ``CountdownRestoration/expired`` and not restored. A key that already has a countdown
+    /// keeps it (``CountdownRestoration/kept``).
+    ///
+    /// ``shutdown()`` leaves the store as it was, so that the countdowns come back at the next
+    /// launch; ``cancel(key:)`` removes one.
+    ///
+    /// - Throws: ``CountdownStoreError`` when the file cannot be read, is corrupt, truncated or
+    ///   from a newer version, when a stored countdown is refused (above the maximum duration,
+    ///   beyond the capacity), or when the store or this scheduler is already attached. Then
+    ///   nothing is restored, nothing is attached, and the file is left untouched.
+    @discardableResult
+    public func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
+        try table.restore(store)
+    }
 
     /// What the scheduler still holds of the observer of `key`'s countdown. For tests.
     func observerSlot(key: String) -> ObserverSlot? { table.observerSlot(key) }
@@ -63,6 +88,9 @@ struct KeyedTable: Sendable {
     let observerSlot: @Sendable (String) -> ObserverSlot?
     let activeKeys: @Sendable () -> [String]
     let activeCount: @Sendable () -> Int
+    let enteredBackground: @Sendable () -> Void
+    let enteredForeground: @Sendable () -> Void
+    let restore: @Sendable (CountdownStore) throws(CountdownStoreError) -> CountdownRestoration
     let shutdown: @Sendable () -> Void
 
     init<Mechanism>(_ table: KeyedCountdowns<Mechanism>) {
@@ -79,6 +107,9 @@ struct KeyedTable: Sendable {
         observerSlot = { table.observerSlot(key: $0) }
         activeKeys = { table.activeKeys }
         activeCount = { table.activeCount }
+        enteredBackground = { table.enteredBackground() }
+        enteredForeground = { table.enteredForeground() }
+        restore = { (store) throws(CountdownStoreError) in try table.restore(from: store) }
         shutdown = { table.shutdown() }
     }
 }

@@ -264,6 +264,8 @@ final class TimersOnDeliveryQueue: CountdownScheduler {
     func remaining(key: String) -> Duration? { table.remaining(key: key) }
     var activeKeys: [String] { table.activeKeys }
     var activeCount: Int { table.activeCount }
+    func enteredBackground() { table.enteredBackground() }
+    func enteredForeground() { table.enteredForeground() }
     func shutdown() { table.shutdown() }
 }
 

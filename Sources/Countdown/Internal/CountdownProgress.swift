@@ -24,6 +24,18 @@ protocol CountdownProgress: Sendable {
 
     /// After this, ``nextFire`` is the first fire after the pause.
     mutating func resume(at now: Moment)
+
+    /// Whether the progress loses time while the process is frozen (it counts fires), and so
+    /// needs the app's lifecycle hooks. False: the hooks are skipped, at no cost.
+    static var countsTicks: Bool { get }
+
+    /// The app went to the background at `now` (`boot`: nanoseconds of the boot clock, which
+    /// counts through a freeze and the device's sleep). Called for running countdowns only.
+    mutating func enteredBackground(at now: Moment, boot: Int64)
+
+    /// The app came back: the step to tell the observer (a corrected tick, or the finish), or
+    /// nil when nothing changed. After a tick, ``nextFire`` is on the corrected grid.
+    mutating func enteredForeground(at now: Moment, boot: Int64) -> ProgressStep?
 }
 
 enum ProgressStep: Equatable {
@@ -37,4 +49,8 @@ enum ProgressStep: Equatable {
 
 extension CountdownProgress {
     mutating func told(_ remaining: Duration) {}
+
+    static var countsTicks: Bool { false }
+    mutating func enteredBackground(at now: Moment, boot: Int64) {}
+    mutating func enteredForeground(at now: Moment, boot: Int64) -> ProgressStep? { nil }
 }

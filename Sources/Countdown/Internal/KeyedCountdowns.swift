@@ -45,6 +45,13 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         /// every slot: a slot is read on every delivery, and a million of them stay smaller.
         var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var isShutDown = false
+        /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
+        /// resumed, or corrected at the foreground.
+        var changes: UInt64 = 0
+        /// Whether a store was attached (``KeyedCountdowns/restore(from:)``).
+        var hasStore = false
+        /// Between ``KeyedCountdowns/enteredBackground()`` and the foreground.
+        var isInBackground = false
 
         /// The place of the countdown armed as `id` says, if it is still armed so.
         func armed(_ id: CountdownID) -> Int? {
@@ -80,6 +87,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             places[index].isPaused = false
             places[index].serial &+= 1
             places[index].arm &+= 1
+            changes &+= 1
             return id(of: index)
         }
 
@@ -93,6 +101,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             places[index].isOccupied = false
             places[index].serial &+= 1
             places[index].arm &+= 1
+            changes &+= 1
             if !keyRemoved { indexByKey.removeValue(forKey: key) }
             freePlaces.append(UInt32(index))
             return (key, slot, handle)
@@ -127,6 +136,10 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// Set when events are handed to the outbox: a lingering drain watches it without taking
     /// the outbox's lock, which every thread that decides events needs.
     private let outboxFilled = Atomic<Bool>(false)
+    /// Writes every change to the store ``restore(from:)`` attached; set once. Read without
+    /// the table's lock, after a look at `hasWriter` (one atomic load when there is no store).
+    private let writer = Locked<StoreWriter?>(nil)
+    private let hasWriter = Atomic<Bool>(false)
 
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings
@@ -162,6 +175,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             state.decided.append(.init(slot: slot, event: .tick(key, duration)))
             return (.started, flush(&state))
         }
+        if result == .started { persistChanges() }
         if drain { queueDrain() }
         return result
     }
@@ -211,28 +225,33 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func cancel(key: String) -> Bool {
-        state.withLock { state in
+        let cancelled = state.withLock { state in
             guard let index = state.indexByKey.removeValue(forKey: key) else { return false }
             let (_, slot, handle) = state.vacate(Int(index), keyRemoved: true)
             retire(slot, handle, in: &state)
             return true
         }
+        if cancelled { persistChanges() }
+        return cancelled
     }
 
     func pause(key: String) -> Bool {
-        state.withLock { state in
+        let paused = state.withLock { state in
             guard let index = state.place(of: key), !state.places[index].isPaused else { return false }
             let now = mechanism.now()
             _ = state.rearm(index)
             state.places[index].progress.pause(at: now)
             state.places[index].isPaused = true
             state.places[index].handle = state.places[index].handle.take().flatMap(mechanism.pause)
+            state.changes &+= 1
             return true
         }
+        if paused { persistChanges() }
+        return paused
     }
 
     func resume(key: String) -> Bool {
-        state.withLock { state in
+        let resumed = state.withLock { state in
             guard let index = state.place(of: key), state.places[index].isPaused else { return false }
             let now = mechanism.now()
             let id = state.rearm(index)
@@ -241,8 +260,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             let handle = state.places[index].handle.take()
             state.places[index].handle = mechanism.resume(
                 handle, id: id, key: key, firstFire: state.places[index].progress.nextFire, table: self)
+            state.changes &+= 1
             return true
         }
+        if resumed { persistChanges() }
+        return resumed
     }
 
     func remaining(key: String) -> Duration? {
@@ -263,6 +285,159 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
 
     var activeCount: Int {
         state.withLock { $0.indexByKey.count }
+    }
+
+    // MARK: - The app's lifecycle
+
+    /// Marks, in every running countdown that counts ticks, the time the app went to the
+    /// background. Nothing to do for a progress that reads a clock.
+    func enteredBackground() {
+        guard Mechanism.Progress.countsTicks else { return }
+        state.withLock { state in
+            guard !state.isInBackground, !state.isShutDown else { return }
+            state.isInBackground = true
+            let now = mechanism.now(), boot = SystemClocks.continuous()
+            for index in state.places.indices where state.places[index].isOccupied && !state.places[index].isPaused {
+                state.places[index].progress.enteredBackground(at: now, boot: boot)
+            }
+        }
+    }
+
+    /// Takes off, in every countdown marked at the background, the time its ticks did not
+    /// count; tells its observer the corrected remaining time (or the finish), and moves its
+    /// timer onto the corrected grid.
+    func enteredForeground() {
+        guard Mechanism.Progress.countsTicks else { return }
+        let drain = state.withLock { state -> Bool in
+            guard state.isInBackground else { return false }
+            state.isInBackground = false
+            let now = mechanism.now(), boot = SystemClocks.continuous()
+            for index in state.places.indices where state.places[index].isOccupied {
+                guard let step = state.places[index].progress.enteredForeground(at: now, boot: boot) else { continue }
+                switch step {
+                case .finished:
+                    finish(index, in: &state)
+                case .tick(let remaining):
+                    let key = state.places[index].key
+                    state.decided.append(.init(slot: state.places[index].slot!, event: .tick(key, remaining)))
+                    let id = state.rearm(index)
+                    let kept = state.places[index].handle.take().flatMap(mechanism.pause)
+                    state.places[index].handle = mechanism.resume(
+                        kept, id: id, key: key, firstFire: state.places[index].progress.nextFire, table: self)
+                    state.changes &+= 1
+                case .quiet:
+                    break
+                }
+            }
+            return flush(&state)
+        }
+        persistChanges()
+        if drain { queueDrain() }
+    }
+
+    // MARK: - The store
+
+    /// Restores the countdowns `store` keeps, then writes every change to it. See
+    /// ``KeyedCountdownScheduler/restore(from:)``.
+    func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
+        try store.claim()
+        let restoration: CountdownRestoration
+        do throws(CountdownStoreError) {
+            let records = try store.read()
+            let writer = StoreWriter(store: store) { [weak self] written in
+                self?.storeSnapshot(changedSince: written, clocks: store.clocks)
+            }
+            restoration = try restore(records, clocks: store.clocks, writer: writer)
+        } catch {
+            store.release()
+            throw error
+        }
+        persistChanges()
+        return restoration
+    }
+
+    /// Decides every record, refuses them all if one is refused, and restores each with no
+    /// observer: running ones on their deadline (by the boot clock within one boot, by the
+    /// wall clock after a reboot), paused ones paused.
+    private func restore(_ records: [CountdownRecord], clocks: StoreClocks, writer: StoreWriter)
+        throws(CountdownStoreError) -> CountdownRestoration
+    {
+        try state.withLock { state throws(CountdownStoreError) -> CountdownRestoration in
+            guard !state.hasStore else { throw .alreadyAttached(path: writer.store.path) }
+            if state.isShutDown, let first = records.first { throw .refused(key: first.key, .shutDown) }
+            let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
+            var restoration = CountdownRestoration()
+            var chosen: [(key: String, remaining: Duration, isPaused: Bool)] = []
+            for record in records {
+                if state.place(of: record.key) != nil {
+                    restoration.kept.append(record.key)
+                    continue
+                }
+                switch record.state {
+                case .paused(let remaining):
+                    chosen.append((record.key, .nanoseconds(remaining), true))
+                case let .running(wallDeadline, bootDeadline, bootID):
+                    let sameBoot = bootID != nil && bootID == clocks.bootID
+                    let left = sameBoot ? bootDeadline &- boot : wallDeadline &- wall
+                    if left > 0 { chosen.append((record.key, .nanoseconds(left), false)) } else { restoration.expired.append(record.key) }
+                }
+            }
+            for countdown in chosen where countdown.remaining > settings.maximumDuration {
+                throw .refused(key: countdown.key, .durationAboveMaximum(countdown.remaining, maximum: settings.maximumDuration))
+            }
+            if let capacity = settings.capacity, state.indexByKey.count + chosen.count > capacity {
+                let first = chosen[max(0, capacity - state.indexByKey.count)].key
+                throw .refused(key: first, .capacityExceeded(capacity: capacity))
+            }
+            for countdown in chosen {
+                _ = state.placeOrReserve(countdown.key)
+                var progress = mechanism.makeProgress(duration: countdown.remaining, at: now)
+                if countdown.isPaused {
+                    // Paused with no timer, as `pause` leaves it; `resume` arms one.
+                    progress.pause(at: now)
+                    let id = state.occupy(key: countdown.key, slot: .silent, progress: progress)
+                    state.places[Int(id.index)].isPaused = true
+                    restoration.paused[countdown.key] = countdown.remaining
+                } else {
+                    let id = state.occupy(key: countdown.key, slot: .silent, progress: progress)
+                    state.places[Int(id.index)].handle = mechanism.arm(
+                        id, key: countdown.key, firstFire: progress.nextFire, table: self)
+                    restoration.running[countdown.key] = countdown.remaining
+                }
+            }
+            state.hasStore = true
+            state.changes &+= 1  // the file is written at once: the expired records leave it
+            self.writer.withLock { $0 = writer }
+            hasWriter.store(true, ordering: .releasing)
+            return restoration
+        }
+    }
+
+    /// What the store keeps of every countdown, read at one instant; nil when nothing changed
+    /// since `written`, or once shut down (the store keeps what ran before the shutdown).
+    private func storeSnapshot(changedSince written: UInt64, clocks: StoreClocks) -> StoreWriter.Snapshot? {
+        state.withLock { state in
+            guard !state.isShutDown, state.changes != written else { return nil }
+            let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
+            var records: [CountdownRecord] = []
+            records.reserveCapacity(state.indexByKey.count)
+            for index in state.places.indices where state.places[index].isOccupied {
+                let left = state.places[index].progress.remaining(at: now).nanoseconds
+                // A paused countdown whose deadline had passed is on its way to its finish:
+                // kept as a deadline that has passed, so that a restore reports it expired.
+                let record: CountdownRecord.State = state.places[index].isPaused && left > 0
+                    ? .paused(remaining: left)
+                    : .running(wallDeadline: wall &+ left, bootDeadline: boot &+ left, bootID: clocks.bootID)
+                records.append(CountdownRecord(key: state.places[index].key, state: record))
+            }
+            return StoreWriter.Snapshot(changes: state.changes, records: records)
+        }
+    }
+
+    /// Returns once the store, if one is attached, holds every change made so far.
+    private func persistChanges() {
+        guard hasWriter.load(ordering: .acquiring), let writer = writer.withLock({ $0 }) else { return }
+        writer.persist()
     }
 
     func shutdown() {
@@ -387,10 +562,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     private func advance(_ index: Int, at now: Moment, intervals: Int, in state: inout State) -> FireResult {
         switch state.places[index].progress.advance(at: now, intervals: intervals) {
         case .finished:
-            let (key, slot, handle) = state.vacate(index)
-            if let handle { mechanism.disarm(handle) }
-            state.finished(slot)
-            state.decided.append(.init(slot: slot, event: .finished(key)))
+            finish(index, in: &state)
             return .finished
         case .tick(let remaining):
             state.decided.append(.init(slot: state.places[index].slot!, event: .tick(state.places[index].key, remaining)))
@@ -402,6 +574,14 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         case .quiet:
             return .continues(nextFire: state.places[index].progress.nextFire)
         }
+    }
+
+    /// The countdown at `index` finished: its place is freed before its observer hears it.
+    private func finish(_ index: Int, in state: inout State) {
+        let (key, slot, handle) = state.vacate(index)
+        if let handle { mechanism.disarm(handle) }
+        state.finished(slot)
+        state.decided.append(.init(slot: slot, event: .finished(key)))
     }
 
     /// Hands what this locked section decided to the outbox, in order; returns whether a drain
@@ -454,6 +634,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
         while true {
             if !batch.isEmpty {
+                // A finish is heard only once the store no longer holds its countdown.
+                persistChanges()
                 for delivery in batch { delivery.slot.deliver(delivery.event) }
             } else if lingering && dense {
                 // Watches the flag, not the lock, until something comes or the time is up.

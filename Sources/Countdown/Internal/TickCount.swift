@@ -12,6 +12,10 @@ struct TickCount: CountdownProgress {
     private var intervalStart: MonotonicInstant
     /// How far into the current interval the countdown was paused; nil while running.
     private var pausedElapsed: Duration?
+    /// At the background: the remaining time then (negative when not marked), and the boot
+    /// clock's reading, for the articles' fix at the foreground.
+    private var backgroundRemaining: Int64 = -1
+    private var backgroundBoot: Int64 = 0
 
     init(duration: Duration, tick: Duration, now: MonotonicInstant) {
         self.tick = tick
@@ -43,6 +47,37 @@ struct TickCount: CountdownProgress {
 
     mutating func pause(at now: Moment) {
         pausedElapsed = elapsedInInterval(at: now.monotonic)
+    }
+
+    static var countsTicks: Bool { true }
+
+    /// The articles' fix: note the time at the background; a second call keeps the first.
+    mutating func enteredBackground(at now: Moment, boot: Int64) {
+        guard pausedElapsed == nil, backgroundRemaining < 0 else { return }
+        backgroundRemaining = remaining(at: now).nanoseconds
+        backgroundBoot = boot
+    }
+
+    /// Takes off the time that passed since the background and the fires in between did not
+    /// count: the remaining time becomes what it was then minus the boot clock's elapsed time.
+    /// The counter moves onto the grid it would have kept (its values stay `counted − k·T`),
+    /// so the following fires tick on it. Never counts up; a paused countdown is left alone.
+    mutating func enteredForeground(at now: Moment, boot: Int64) -> ProgressStep? {
+        let marked = backgroundRemaining
+        backgroundRemaining = -1
+        guard marked >= 0, pausedElapsed == nil else { return nil }
+        let truth = marked - max(boot - backgroundBoot, 0)
+        let current = remaining(at: now).nanoseconds
+        guard truth < current else { return nil }
+        guard truth > 0 else {
+            counted = .zero
+            return .finished
+        }
+        // The grid point at or above the true remaining time, and how far past it we are.
+        let pastGridPoint = (counted.nanoseconds - truth) % tick.nanoseconds
+        counted = .nanoseconds(truth + pastGridPoint)
+        intervalStart = now.monotonic + .nanoseconds(-pastGridPoint)
+        return .tick(.nanoseconds(truth))
     }
 
     mutating func resume(at now: Moment) {
