@@ -510,6 +510,21 @@ final class EventsSkipTheAttachTick: Forwarding, @unchecked Sendable {
     }
 }
 
+/// The app's foreground loses every countdown.
+final class ForegroundCancels: Forwarding, @unchecked Sendable {
+    override func enteredForeground() {
+        for key in inner.activeKeys { _ = inner.cancel(key: key) }
+    }
+}
+
+/// The app's foreground resumes the countdowns the user paused.
+final class ForegroundResumesPaused: Forwarding, @unchecked Sendable {
+    override func enteredForeground() {
+        inner.enteredForeground()
+        for key in inner.activeKeys { _ = inner.resume(key: key) }
+    }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
@@ -555,6 +570,8 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
             EventsCancelWhenConsumerGoes(try dispatchSource($0))
         },
         .init(name: "events(key:) leaves out the attach tick", rejectedBy: "events") { EventsSkipTheAttachTick(try dispatchSource($0)) },
+        .init(name: "the foreground cancels every countdown", rejectedBy: "lifecycle") { ForegroundCancels(try dispatchSource($0)) },
+        .init(name: "the foreground resumes paused countdowns", rejectedBy: "lifecycle") { ForegroundResumesPaused(try dispatchSource($0)) },
         .init(name: "drops the overflow silently", rejectedBy: "profile.capacity") { DropsOverflow(try dispatchSource($0)) },
         .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
             MisdeclaredProfile(try TimestampScheduler(

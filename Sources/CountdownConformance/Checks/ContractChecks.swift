@@ -5,7 +5,7 @@ enum ContractChecks {
         StartCheck.check, TicksCheck.check, FinishCheck.check, AttachCheck.check, AttachOnlyCheck.check,
         CancelCheck.check, PauseResumeCheck.check, BadInputCheck.check, ReentrancyCheck.check,
         ConcurrencyCheck.check, DeliveryCheck.check, ObserverReleaseCheck.check, ShutdownCheck.check,
-        KeysCheck.check, DurationEdgesCheck.check, ReleaseCheck.check, EventsCheck.check,
+        KeysCheck.check, DurationEdgesCheck.check, ReleaseCheck.check, EventsCheck.check, LifecycleCheck.check,
         RandomizedCheck.check,
     ]
 }
