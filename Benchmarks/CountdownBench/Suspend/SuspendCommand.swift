@@ -15,14 +15,20 @@ struct SuspendCommand {
         tick after the freeze showed against the true remaining; ticks in a burst after the
         freeze; finishes lost or doubled; and whether that is what the backend declares.
         Freezes: shorter than a tick (100 ms), several ticks (650 ms), longer than the remaining
-        time (2 s), and several ticks while the countdowns are paused. Then, where libfaketime is
-        installed (apt-get install faketime), the worker's wall clock set 1 h forward
-        mid-countdown (the machine's clock is not touched; not back: libfaketime then holds back
-        libdispatch's monotonic timers too).
+        time (2 s), and several ticks while the countdowns are paused. Then with lifecycle
+        notifications: the worker told `background` before the freeze and `foreground` after it,
+        as UIKit tells an app (650 ms and 2 s). Then killed and relaunched: the worker keeps its
+        countdowns in a CountdownStore, is killed with SIGKILL (twice at random points; once in
+        the middle of a store write) and relaunched from the store each time. Then, where
+        libfaketime is installed (apt-get install faketime), the worker's wall clock set 1 h
+        forward mid-countdown, and two kills with the relaunches under a clock set 1 h forward
+        (the machine's clock is not touched; not back: libfaketime then holds back libdispatch's
+        monotonic timers too).
 
         OPTIONS:
           --backend NAMES     Comma list of \(CountdownBackend.names.joined(separator: ", ")), or all (default).
-          --freeze DURATION   One freeze length instead of the three (the paused run uses it too).
+          --freeze DURATION   One freeze length instead of the three (the paused and the lifecycle
+                              runs use it too); no kills.
           --keys N            Countdowns per worker (default 4).
           --format text|json  What stdout gets.
           --output DIR        Also write DIR/suspend.txt and DIR/suspend.json (release builds only).
@@ -64,9 +70,12 @@ struct SuspendCommand {
             scenarios = [
                 .init(name: "\(ReportFormat.milliseconds(ms)) freeze", freezeAfterMs: after, freezeMs: ms, pausedResumeAfterMs: nil),
                 .init(name: "\(ReportFormat.milliseconds(ms)) freeze, paused", freezeAfterMs: after, freezeMs: ms, pausedResumeAfterMs: 200),
+                .init(name: "\(ReportFormat.milliseconds(ms)) freeze, lifecycle notified", freezeAfterMs: after, freezeMs: ms,
+                      pausedResumeAfterMs: nil, notifiesLifecycle: true),
             ]
         } else {
-            scenarios = Self.defaultScenarios + (FakeTime.library != nil ? Self.clockScenarios : [])
+            scenarios = Self.defaultScenarios + Self.lifecycleScenarios + Self.killScenarios
+                + (FakeTime.library != nil ? Self.clockScenarios : [])
         }
     }
 
@@ -77,6 +86,19 @@ struct SuspendCommand {
         .init(name: "650 ms while paused", freezeAfterMs: freezeAfterMs, freezeMs: 650, pausedResumeAfterMs: 200),
     ]
 
+    /// The second article's fix: the app told `background` before the freeze and `foreground`
+    /// after it, as UIKit's notifications tell it.
+    static let lifecycleScenarios: [SuspendExperiment.Scenario] = [
+        .init(name: "650 ms, lifecycle notified", freezeAfterMs: freezeAfterMs, freezeMs: 650, pausedResumeAfterMs: nil, notifiesLifecycle: true),
+        .init(name: "2 s, lifecycle notified", freezeAfterMs: freezeAfterMs, freezeMs: 2000, pausedResumeAfterMs: nil, notifiesLifecycle: true),
+    ]
+
+    /// Killed with SIGKILL and relaunched from the worker's `CountdownStore`.
+    static let killScenarios: [SuspendExperiment.Scenario] = [
+        .init(name: "killed twice, relaunched", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil, kill: .atRandomPoints),
+        .init(name: "killed mid-write, relaunched", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil, kill: .duringWrite),
+    ]
+
     /// Made with libfaketime in the worker only; skipped, and said so, where it is missing.
     /// Forward only: with a negative offset libfaketime's interposed timer calls hold back
     /// libdispatch's *monotonic* timers (a DispatchSourceTimer stopped firing in the worker),
@@ -84,6 +106,8 @@ struct SuspendCommand {
     /// the clock back is covered in-process by the conformance check profile.wall-clock.
     static let clockScenarios: [SuspendExperiment.Scenario] = [
         .init(name: "wall clock +1 h (faketime)", freezeAfterMs: freezeAfterMs, freezeMs: 0, pausedResumeAfterMs: nil, clockJumpSeconds: 3600),
+        .init(name: "killed twice, relaunched at +1 h (faketime)", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil,
+              clockJumpSeconds: 3600, kill: .atRandomPoints),
     ]
 
     func run(_ output: inout StandardStreams) throws -> Int32 {
@@ -133,7 +157,8 @@ struct SuspendCommand {
             ])
         }
         return "tick \(tick.text), countdowns of \(duration.text), frozen (or the wall clock moved) \(Int(freezeAfterMs)) ms after the start; "
-            + "finish error against start + duration (moved by the pause, when paused)\n\n" + table.render()
+            + "finish error against start + duration (moved by the pause, when paused); a killed worker's countdowns against the first "
+            + "process's start + duration, and their first tick is the one after the last relaunch\n\n" + table.render()
     }
 
     static func json(_ results: [SuspendExperiment.Result]) throws -> String {

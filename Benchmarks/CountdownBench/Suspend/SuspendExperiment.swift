@@ -4,8 +4,11 @@ import Foundation
 
 /// One freeze of one backend's worker: start N countdowns in a child process, SIGSTOP it
 /// mid-countdown, SIGCONT it after `freeze`, and judge what the countdowns did with the time
-/// the process could not see. Or, instead of a freeze, a jump of the worker's wall clock,
-/// made with libfaketime (the machine's clock is not touched).
+/// the process could not see; told `background` and `foreground` around the freeze, as UIKit
+/// tells an app, when the scenario says so. Or, instead of a freeze, a jump of the worker's
+/// wall clock, made with libfaketime (the machine's clock is not touched). Or a kill: the
+/// worker, writing its countdowns to a `CountdownStore`, is killed with SIGKILL and relaunched
+/// from the store, and every countdown must come back and finish once, on its deadline.
 struct SuspendExperiment: Sendable {
     struct Scenario: Sendable, Codable {
         let name: String
@@ -15,8 +18,19 @@ struct SuspendExperiment: Sendable {
         /// The countdowns are paused before the freeze and resumed this long after it.
         let pausedResumeAfterMs: Double?
         /// Instead of a freeze: the worker's wall clock (CLOCK_REALTIME only) jumps by this
-        /// much at `freezeAfterMs`.
+        /// much at `freezeAfterMs`. With `kill`: before the relaunch.
         var clockJumpSeconds: Double? = nil
+        /// The worker is told `background` before the freeze and `foreground` after it.
+        var notifiesLifecycle: Bool? = nil
+        /// Instead of a freeze: SIGKILL, and a relaunch from the worker's store.
+        var kill: Kill? = nil
+    }
+
+    enum Kill: String, Codable, Sendable {
+        /// Twice, at random points of the countdown, each followed by a relaunch.
+        case atRandomPoints = "random-points"
+        /// Once, half-way through a write of the store (the worker pauses there for it).
+        case duringWrite = "during-write"
     }
 
     let backend: CountdownBackend
@@ -41,12 +55,18 @@ struct SuspendExperiment: Sendable {
         let burstTicks: Int?
         let lostFinishes: Int
         let doubledFinishes: Int
+        /// For a kill: when the worker was killed, ms after the first start.
+        var killsAtMs: [Double]? = nil
+        /// For a kill during a write: whether the killed worker left its half-written file
+        /// beside the store (the proof that the kill hit the write).
+        var leftHalfWrittenFile: Bool? = nil
         /// Whether it did what the backend's profile declares; and why, in words.
         let asDeclared: Bool
-        let verdict: String
+        var verdict: String
     }
 
     func run(executable: URL = WorkerProcess.executable) throws -> Result {
+        if let kill = scenario.kill { return try runKills(kill, executable: executable) }
         var clock: FakeTime.Offset?
         if scenario.clockJumpSeconds != nil {
             guard let offset = FakeTime.Offset() else { throw SuspendError(FakeTime.missing) }
@@ -77,6 +97,11 @@ struct SuspendExperiment: Sendable {
             guard worker.waitFor(.paused, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not pause") }
             pausedAt = worker.received.lazy.compactMap { if case let .paused(at)? = $0.message { at } else { nil } }.first
         }
+        let notifies = scenario.notifiesLifecycle ?? false
+        if notifies {
+            worker.send(.background)
+            guard worker.waitFor(.background, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not take the background") }
+        }
         worker.stop()
         let stoppedAt = SystemClocks.monotonic()
         SystemClocks.sleep(untilMonotonic: stoppedAt + ms(scenario.freezeMs))
@@ -84,6 +109,10 @@ struct SuspendExperiment: Sendable {
         // come before this instant (read after, a fast worker's first event beat it).
         let continuedAt = SystemClocks.monotonic()
         worker.continue()
+        if notifies {
+            worker.send(.foreground)
+            guard worker.waitFor(.foreground, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not take the foreground") }
+        }
         var pausedFor: UInt64 = 0
         if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
             SystemClocks.sleep(untilMonotonic: continuedAt + ms(resumeAfter))
@@ -96,6 +125,75 @@ struct SuspendExperiment: Sendable {
         return judge(worker.received, starts: starts, continuedAt: continuedAt, pausedFor: pausedFor)
     }
 
+    /// Starts the worker with a store, kills it (SIGKILL) at the scenario's points and relaunches
+    /// it from the same store each time (under a wall clock set forward, when the scenario says
+    /// so), and judges the finishes of every incarnation together against the original deadlines.
+    private func runKills(_ kill: Kill, executable: URL) throws -> Result {
+        let folder = NSTemporaryDirectory() + "countdown-kill-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var clock: FakeTime.Offset?
+        if scenario.clockJumpSeconds != nil {
+            guard let offset = FakeTime.Offset() else { throw SuspendError(FakeTime.missing) }
+            clock = offset
+        }
+        defer { clock?.remove() }
+        let arguments = [
+            "--backend", backend.description, "--keys", "\(keys)", "--store", folder + "/countdowns.store",
+            "--tick", "\(tick.nanoseconds / 1000)us", "--duration", "\(duration.nanoseconds / 1000)us",
+        ]
+        let first = try WorkerProcess(
+            arguments: arguments + (kill == .duringWrite ? ["--write-pause", "100ms"] : []),
+            executable: executable, environment: clock?.environment ?? [:])
+        var workers = [first]
+        defer { for worker in workers { worker.end() } }
+        guard first.waitFor(.started, count: keys, within: .seconds(10)) else {
+            throw SuspendError("the \(backend) worker did not start its countdowns within 10 s")
+        }
+        let starts = Self.starts(first.received)
+        let origin = starts.values.min() ?? SystemClocks.monotonic()
+        let durationMs = duration.seconds * 1000
+        let points: [Double]
+        switch kill {
+        case .atRandomPoints:
+            // Anywhere in the countdown but its first and last moments, the two 300 ms apart.
+            let early = Double.random(in: 150...(durationMs / 2 - 150))
+            points = [early, Double.random(in: (early + 300)...(durationMs - 150))]
+        case .duringWrite:
+            points = [durationMs / 3]
+        }
+        var killedAt: [UInt64] = []
+        var halfWritten = false
+        var current = first
+        for point in points {
+            SystemClocks.sleep(untilMonotonic: origin + UInt64(point * 1e6))
+            if kill == .duringWrite {
+                let writes = current.count(.writing)
+                current.send(.churn)
+                guard current.waitFor(.writing, count: writes + 1, within: .seconds(5)) else {
+                    throw SuspendError("the \(backend) worker did not write its store")
+                }
+            }
+            current.killNow()
+            killedAt.append(SystemClocks.monotonic())
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            halfWritten = halfWritten || files.contains { $0.hasSuffix(".tmp") }
+            if let clock, let jump = scenario.clockJumpSeconds { clock.set(seconds: jump) }
+            current = try WorkerProcess(arguments: arguments + ["--relaunch"], executable: executable, environment: clock?.environment ?? [:])
+            workers.append(current)
+        }
+        _ = current.waitFor(.done, within: duration + .seconds(5))
+        var result = judge(workers.flatMap(\.received), starts: starts, continuedAt: killedAt.last ?? origin, pausedFor: 0)
+        let killsAtMs = killedAt.map { Double($0 - origin) / 1e6 }
+        result.killsAtMs = killsAtMs
+        result.verdict += "; killed at " + killsAtMs.map { "\(Self.fmt($0)) ms" }.joined(separator: " and ")
+        if kill == .duringWrite {
+            result.leftHalfWrittenFile = halfWritten
+            result.verdict += halfWritten ? ", mid-write (its half-written file was left)" : ", but no half-written file was left"
+        }
+        return result
+    }
+
     private func judge(
         _ lines: [WorkerProcess.Line], starts: [Int: UInt64], continuedAt: UInt64, pausedFor: UInt64
     ) -> Result {
@@ -104,6 +202,11 @@ struct SuspendExperiment: Sendable {
         var firstTickError: [Int: Double] = [:]
         var burst: [Int: Int] = [:]
         for line in lines {
+            // A countdown whose deadline passed while no worker ran was heard of at the restore.
+            if case let .expired(index, at)? = line.message, starts[index] != nil {
+                finishes[index, default: []].append(at)
+                continue
+            }
             guard case let .event(index, kind, remaining, at)? = line.message, let start = starts[index] else { continue }
             let deadline = start + d + pausedFor
             if kind == .finished {
@@ -133,10 +236,11 @@ struct SuspendExperiment: Sendable {
             profile: try? backend.profile(), scenario: scenario, tickMs: tick.seconds * 1000,
             durationMs: duration.seconds * 1000, finishErrors: finishErrors, afterContinue: afterContinue,
             burst: burstTicks, lost: lost, doubled: doubled)
+        let hasBurst = scenario.pausedResumeAfterMs == nil && scenario.clockJumpSeconds == nil && scenario.kill == nil
         return Result(
             backend: backend.description, scenario: scenario, keys: keys, finishErrorsMs: finishErrors,
             finishAfterContinueMs: afterContinue, firstTickErrorsMs: keysSorted.compactMap { firstTickError[$0] },
-            burstTicks: scenario.pausedResumeAfterMs == nil && scenario.clockJumpSeconds == nil ? burstTicks : nil, lostFinishes: lost, doubledFinishes: doubled, asDeclared: asDeclared, verdict: verdict)
+            burstTicks: hasBurst ? burstTicks : nil, lostFinishes: lost, doubledFinishes: doubled, asDeclared: asDeclared, verdict: verdict)
     }
 
     /// What the profile promises, checked with one-sided bounds and a tolerance of two ticks
@@ -149,6 +253,9 @@ struct SuspendExperiment: Sendable {
         profile: CountdownProfile?, scenario: Scenario, tickMs: Double, durationMs: Double, finishErrors: [Double],
         afterContinue: [Double], burst: Int, lost: Int, doubled: Int
     ) -> (Bool, String) {
+        if scenario.kill != nil {
+            return killVerdict(profile: profile, tickMs: tickMs, finishErrors: finishErrors, lost: lost, doubled: doubled)
+        }
         if let jump = scenario.clockJumpSeconds {
             return clockVerdict(profile: profile, jump: jump, durationMs: durationMs, after: scenario.freezeAfterMs,
                                 finishErrors: finishErrors, tolerance: 2 * tickMs + 100, unfinished: lost, doubled: doubled)
@@ -158,6 +265,11 @@ struct SuspendExperiment: Sendable {
         guard let profile, let worst = finishErrors.max(), let best = finishErrors.min() else { return (false, "no finishes") }
         let tolerance = 2 * tickMs + 100
         let freeze = scenario.freezeMs
+        // Told of the background and the foreground, every backend keeps its deadline: a tick
+        // counter takes off the frozen time. Its catch-up fire and the foreground's corrected
+        // tick may both come before the next grid point: two ticks, not a burst.
+        let suspension = scenario.notifiesLifecycle == true ? .keepsDeadline : profile.suspension
+        let allowedBurst = scenario.notifiesLifecycle == true ? 2 : 1
         if scenario.pausedResumeAfterMs != nil {
             // Paused, a countdown has nothing to lose to the freeze: a deadline backend finishes
             // on the moved deadline; a tick-counting one is never early (it may be late for
@@ -172,7 +284,7 @@ struct SuspendExperiment: Sendable {
                 return (true, "paused through the freeze: finished \(fmt(best))…\(fmt(worst)) ms after the moved deadline")
             }
         }
-        switch profile.suspension {
+        switch suspension {
         case .finishesLateByFreeze:
             // Grid points the freeze swallowed beyond the one fire that follows it.
             let expected = max(0, (freeze / tickMs).rounded(.down) - 1) * tickMs
@@ -180,15 +292,46 @@ struct SuspendExperiment: Sendable {
                 ? (true, "lost the freeze: finished \(fmt(best))…\(fmt(worst)) ms late (counts ticks, as declared)")
                 : (false, "declares it finishes late by the freeze, but finished only \(fmt(best)) ms late")
         case .keepsDeadline:
-            if burst > 1 { return (false, "\(burst) ticks in a burst after the freeze") }
+            if burst > allowedBurst { return (false, "\(burst) ticks in a burst after the freeze") }
             let passedInFreeze = afterContinue.allSatisfy { $0 >= 0 } && durationMs <= scenario.freezeAfterMs + freeze
             let late = passedInFreeze ? (afterContinue.max() ?? 0) : worst
-            return late <= tolerance && best >= 0
-                ? (true, passedInFreeze
+            let catchUp = burst == 2 ? "a catch-up tick and the foreground's corrected one" : "\(burst) catch-up tick"
+            if late <= tolerance && best >= 0 {
+                return (true, passedInFreeze
                     ? "deadline passed in the freeze: finished \(fmt(late)) ms after the continue"
-                    : "kept its deadline: finished \(fmt(best))…\(fmt(worst)) ms after it, \(burst) catch-up tick")
-                : (false, "declares it keeps its deadline, but finished \(fmt(worst)) ms after it")
+                    : "kept its deadline: finished \(fmt(best))…\(fmt(worst)) ms after it, \(catchUp)")
+            }
+            // Notified, a backend whose drift accumulates may still be late for reasons of its
+            // own (an operation-queue worker waiting for a pool thread). Had the notification
+            // done nothing, every countdown would have lost the freeze: one on time shows it worked.
+            let onTime = passedInFreeze ? (afterContinue.min() ?? late) : best
+            if scenario.notifiesLifecycle == true, profile.drift == .accumulates, best >= 0, onTime <= tolerance {
+                return (true, "notified, it took off the freeze: finished \(fmt(best))…\(fmt(worst)) ms after its deadline, "
+                    + "the later ones late for reasons of their own (drift accumulates, as declared)")
+            }
+            return (false, "declares it keeps its deadline, but finished \(fmt(worst)) ms after it")
         }
+    }
+
+    /// Killed and relaunched from the store: every countdown finishes once, never before its
+    /// original deadline, and within one tick after it. A backend whose declared drift
+    /// accumulates may be later, for reasons of its own (the operation-queue worker waits for
+    /// a pool thread in the relaunched process), and the words say so.
+    static func killVerdict(
+        profile: CountdownProfile?, tickMs: Double, finishErrors: [Double], lost: Int, doubled: Int
+    ) -> (Bool, String) {
+        if lost > 0 { return (false, "\(lost) finish(es) LOST") }
+        if doubled > 0 { return (false, "\(doubled) finish(es) DOUBLED") }
+        guard let best = finishErrors.min(), let worst = finishErrors.max() else { return (false, "no finishes") }
+        if best < -1 { return (false, "finished \(fmt(-best)) ms EARLY") }
+        if worst <= tickMs {
+            return (true, "every countdown came back and finished once, \(fmt(best))…\(fmt(worst)) ms after its original deadline")
+        }
+        let within = finishErrors.filter { $0 <= tickMs }.count
+        return profile?.drift == .accumulates
+            ? (true, "came back and finished once, \(fmt(best))…\(fmt(worst)) ms late (\(within) of \(finishErrors.count) within a tick): "
+                + "late for reasons of its own, as without a kill (drift accumulates, as declared)")
+            : (false, "came back, but finished up to \(fmt(worst)) ms after its original deadline (\(within) of \(finishErrors.count) within a tick)")
     }
 
     /// The wall clock set forward: an immune backend is not moved (it does not finish early;

@@ -11,15 +11,25 @@ import Foundation
 struct WorkerCommand {
     static let usage = """
         USAGE: countdown-bench worker --backend NAME [--keys N] [--tick DURATION] [--duration DURATION]
+                                      [--store PATH [--relaunch] [--write-pause DURATION]]
 
         Internal: the child process of countdown-bench suspend. Runs N countdowns on one backend
         and writes every event, with its CLOCK_MONOTONIC timestamp, to stdout.
+
+        --store PATH             Restore from, and write every change to, this CountdownStore.
+        --relaunch               Start nothing: restore the store's countdowns and attach to each,
+                                 as a relaunched app's screens would.
+        --write-pause DURATION   Pause each store write half-way, after telling the parent: where
+                                 the parent kills the worker during a write.
         """
 
     let backend: CountdownBackend?
     let keys: Int
     let tick: Duration
     let duration: Duration
+    let storePath: String?
+    let isRelaunch: Bool
+    let writePause: Duration?
     let showHelp: Bool
 
     init(arguments: [String]) throws(UsageError) {
@@ -37,8 +47,14 @@ struct WorkerCommand {
         keys = try args.wholeNumber("--keys", in: 1...10_000) ?? 4
         tick = try args.duration("--tick") ?? .milliseconds(200)
         duration = try args.duration("--duration") ?? .seconds(2)
+        storePath = try args.value("--store")
+        isRelaunch = args.flag("--relaunch")
+        writePause = try args.duration("--write-pause")
         try args.finish()
         guard showHelp || backend != nil else { throw UsageError("worker: --backend is required") }
+        if storePath == nil, isRelaunch || writePause != nil {
+            throw UsageError("worker: --relaunch and --write-pause need --store")
+        }
     }
 
     func run(_ output: inout StandardStreams) throws -> Int32 {
@@ -48,16 +64,25 @@ struct WorkerCommand {
         }
         let lines = LineWriter()
         let delivery = DispatchQueue(label: "worker.delivery")
-        let scheduler = try backend.makeScheduler(.init(tickInterval: tick, deliveryQueue: delivery, capacity: keys))
+        // One more than the keys: the churn countdown's.
+        let scheduler = try backend.makeScheduler(.init(tickInterval: tick, deliveryQueue: delivery, capacity: keys + 1))
         let finished = DispatchSemaphore(value: 0)
-        lines.write(.ready)
-        for index in 0..<keys {
-            lines.write(.started(index: index, at: SystemClocks.monotonic()))
-            try scheduler.start(key: "key-\(index)", duration: duration) { event in
+        let observer = { (index: Int) -> CountdownObserver in
+            { event in
                 let now = SystemClocks.monotonic()
                 lines.write(.event(index: index, kind: event.kind, remaining: event.remaining.nanoseconds, at: now))
                 if event.kind == .finished { finished.signal() }
             }
+        }
+        var awaited = keys
+        if let storePath {
+            let restored = try restore(scheduler, from: storePath, lines: lines, observer: observer)
+            if isRelaunch { awaited = restored }
+        }
+        lines.write(.ready)
+        for index in 0..<keys where !isRelaunch {
+            lines.write(.started(index: index, at: SystemClocks.monotonic()))
+            try scheduler.start(key: "key-\(index)", duration: duration, observer: observer(index))
         }
         let commands = Thread {
             while let line = readLine() {
@@ -68,6 +93,15 @@ struct WorkerCommand {
                 case .resume:
                     for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
                     lines.write(.resumed(at: SystemClocks.monotonic()))
+                case .background:
+                    scheduler.enteredBackground()
+                    lines.write(.background(at: SystemClocks.monotonic()))
+                case .foreground:
+                    scheduler.enteredForeground()
+                    lines.write(.foreground(at: SystemClocks.monotonic()))
+                case .churn:
+                    _ = try? scheduler.start(key: "churn", duration: .seconds(60)) { _ in }
+                    scheduler.cancel(key: "churn")
                 case .quit:
                     exit(0)
                 case nil:
@@ -76,11 +110,38 @@ struct WorkerCommand {
             }
         }
         commands.start()
-        for _ in 0..<keys { finished.wait() }
+        for _ in 0..<awaited { finished.wait() }
         delivery.sync {}
         lines.write(.done)
         scheduler.shutdown()
         return 0
+    }
+
+    /// Restores the store's countdowns and attaches an observer to each, as the screens of a
+    /// relaunched app would; returns how many finishes to wait for.
+    private func restore(
+        _ scheduler: any CountdownScheduler, from path: String, lines: LineWriter,
+        observer: (Int) -> CountdownObserver
+    ) throws -> Int {
+        guard let keyed = scheduler as? KeyedCountdownScheduler else {
+            throw UsageError("worker: --store needs a built-in backend; \(scheduler.profile.displayName) has no restore(from:)")
+        }
+        let faults = writePause.map { pause in
+            StoreFaults {
+                lines.write(.writing(at: SystemClocks.monotonic()))
+                SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + UInt64(pause.nanoseconds))
+            }
+        }
+        let restoration = try keyed.restore(from: CountdownStore(path: path, clocks: .system, faults: faults))
+        let index = { (key: String) in Int(key.dropFirst("key-".count)) ?? -1 }
+        let now = SystemClocks.monotonic()
+        for key in restoration.expired { lines.write(.expired(index: index(key), at: now)) }
+        let restored = restoration.running.merging(restoration.paused) { running, _ in running }
+        for (key, remaining) in restored.sorted(by: { $0.key < $1.key }) {
+            lines.write(.restored(index: index(key), remaining: remaining.nanoseconds, at: SystemClocks.monotonic()))
+            keyed.attach(key: key, observer: observer(index(key)))
+        }
+        return restored.count
     }
 }
 

@@ -14,6 +14,17 @@ enum WorkerMessage: Equatable, Sendable {
     /// `paused NS`, `resumed NS`: every key was paused or resumed.
     case paused(at: UInt64)
     case resumed(at: UInt64)
+    /// `background NS`, `foreground NS`: the scheduler was told the app went to the background,
+    /// or came back.
+    case background(at: UInt64)
+    case foreground(at: UInt64)
+    /// `restored INDEX REMAINING_NS NS`: a relaunched worker restored countdown INDEX from its
+    /// store, with this much left, and attached to it.
+    case restored(index: Int, remaining: Int64, at: UInt64)
+    /// `expired INDEX NS`: its deadline passed while no worker ran; the restore reported it.
+    case expired(index: Int, at: UInt64)
+    /// `writing NS`: the store is half-way through writing its file (with `--write-pause`).
+    case writing(at: UInt64)
     /// Every countdown finished.
     case done
     /// `unknown TEXT`: an instruction the worker did not understand.
@@ -26,6 +37,11 @@ enum WorkerMessage: Equatable, Sendable {
         case let .event(index, kind, remaining, at): "event \(index) \(kind.rawValue) \(remaining) \(at)"
         case let .paused(at): "paused \(at)"
         case let .resumed(at): "resumed \(at)"
+        case let .background(at): "background \(at)"
+        case let .foreground(at): "foreground \(at)"
+        case let .restored(index, remaining, at): "restored \(index) \(remaining) \(at)"
+        case let .expired(index, at): "expired \(index) \(at)"
+        case let .writing(at): "writing \(at)"
         case .done: "done"
         case let .unknown(text): "unknown \(text)"
         }
@@ -50,6 +66,21 @@ enum WorkerMessage: Equatable, Sendable {
         case ("resumed"?, 2):
             guard let at = UInt64(words[1]) else { return nil }
             self = .resumed(at: at)
+        case ("background"?, 2):
+            guard let at = UInt64(words[1]) else { return nil }
+            self = .background(at: at)
+        case ("foreground"?, 2):
+            guard let at = UInt64(words[1]) else { return nil }
+            self = .foreground(at: at)
+        case ("writing"?, 2):
+            guard let at = UInt64(words[1]) else { return nil }
+            self = .writing(at: at)
+        case ("restored"?, 4):
+            guard let index = Int(words[1]), let remaining = Int64(words[2]), let at = UInt64(words[3]) else { return nil }
+            self = .restored(index: index, remaining: remaining, at: at)
+        case ("expired"?, 3):
+            guard let index = Int(words[1]), let at = UInt64(words[2]) else { return nil }
+            self = .expired(index: index, at: at)
         case ("unknown"?, _):
             self = .unknown(String(line.dropFirst("unknown ".count)))
         default:
@@ -58,7 +89,7 @@ enum WorkerMessage: Equatable, Sendable {
     }
 
     /// The same kind of message, whatever its values: what the parent waits for.
-    enum Kind: Sendable { case ready, started, event, paused, resumed, done, unknown }
+    enum Kind: Sendable { case ready, started, event, paused, resumed, background, foreground, restored, expired, writing, done, unknown }
 
     var kind: Kind {
         switch self {
@@ -67,6 +98,11 @@ enum WorkerMessage: Equatable, Sendable {
         case .event: .event
         case .paused: .paused
         case .resumed: .resumed
+        case .background: .background
+        case .foreground: .foreground
+        case .restored: .restored
+        case .expired: .expired
+        case .writing: .writing
         case .done: .done
         case .unknown: .unknown
         }
@@ -79,6 +115,12 @@ enum WorkerInstruction: String, Sendable {
     case pause
     /// Resume every key.
     case resume
+    /// Tell the scheduler the app went to the background (`enteredBackground()`).
+    case background
+    /// Tell the scheduler the app came back (`enteredForeground()`).
+    case foreground
+    /// Start and cancel a countdown of its own: two writes of the store.
+    case churn
     /// Exit at once.
     case quit
 }

@@ -70,13 +70,25 @@ final class WorkerProcess: Sendable {
     func stop() { kill(pid, SIGSTOP) }
     func `continue`() { kill(pid, SIGCONT) }
 
+    /// SIGKILL, as iOS ends a suspended app: nothing in the worker runs after it. Returns once
+    /// the process is gone; its lines already written are still read to the end.
+    func killNow() {
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// How many messages of `kind` have arrived.
+    func count(_ kind: WorkerMessage.Kind) -> Int {
+        lines.withLock { $0.filter { $0.message?.kind == kind }.count }
+    }
+
     var received: [Line] { lines.withLock { $0 } }
 
     /// Waits until a message of `kind` arrives (or `count` of them); false at the limit.
     func waitFor(_ kind: WorkerMessage.Kind, count: Int = 1, within limit: Duration) -> Bool {
         let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
         while SystemClocks.monotonic() < deadline {
-            if lines.withLock({ $0.filter { $0.message?.kind == kind }.count }) >= count { return true }
+            if self.count(kind) >= count { return true }
             SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
         }
         return false

@@ -45,6 +45,33 @@ import Testing
         let whilePaused = try experiment(backend, paused)
         #expect(whilePaused.lostFinishes == 0 && whilePaused.doubledFinishes == 0)
         #expect(whilePaused.asDeclared, "\(name) paused: \(whilePaused.verdict)")
+
+        // Told background and foreground around the same freeze, a tick counter takes it off.
+        let notified = try experiment(backend, SuspendCommand.lifecycleScenarios[0])
+        #expect(notified.lostFinishes == 0 && notified.doubledFinishes == 0, "\(notified.verdict)")
+        #expect(notified.asDeclared, "\(name) notified: \(notified.verdict)")
+        let earliestNotified = try #require(notified.finishErrorsMs.min())
+        #expect(earliestNotified >= 0 && earliestNotified < 350, "\(name) notified still lost the freeze: \(notified.finishErrorsMs)")
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
+    func killedMidWriteAndRelaunchedEveryCountdownComesBackOnce(_ name: String) throws {
+        let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
+        let result = try experiment(backend, SuspendCommand.killScenarios[1])
+        #expect(result.leftHalfWrittenFile == true, "the kill did not land in a write: \(result.verdict)")
+        #expect(result.finishErrorsMs.count == 3, "\(result.finishErrorsMs)")
+        #expect(result.lostFinishes == 0 && result.doubledFinishes == 0, "\(result.verdict)")
+        #expect(result.finishErrorsMs.allSatisfy { $0 >= -1 }, "finished before the original deadline: \(result.finishErrorsMs)")
+        #expect(result.asDeclared, "\(name): \(result.verdict)")
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "dispatch-source"])
+    func killedTwiceAtRandomAndRelaunched(_ name: String) throws {
+        let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
+        let result = try experiment(backend, SuspendCommand.killScenarios[0])
+        #expect(result.killsAtMs?.count == 2)
+        #expect(result.lostFinishes == 0 && result.doubledFinishes == 0, "\(result.verdict)")
+        #expect(result.asDeclared, "\(name): \(result.verdict)")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -88,6 +115,31 @@ import Testing
         #expect(!clockVerdict(keeps, errors: [-1400]), "declares itself immune, ended early")
         #expect(clockVerdict(wall, errors: [-1400]))
         #expect(!clockVerdict(wall, errors: [0, 2]), "declares it follows the wall clock, kept its deadline")
+
+        // Notified of the lifecycle, a tick counter must keep its deadline too.
+        let notified = SuspendCommand.lifecycleScenarios[0]
+        func notifiedVerdict(_ p: CountdownProfile, errors: [Double], burst: Int = 2) -> Bool {
+            SuspendExperiment.verdict(profile: p, scenario: notified, tickMs: 200, durationMs: 2000, finishErrors: errors,
+                                      afterContinue: errors, burst: burst, lost: 0, doubled: 0).0
+        }
+        #expect(notifiedVerdict(counts, errors: [0, 2]), "the catch-up tick and the corrected one")
+        #expect(!notifiedVerdict(counts, errors: [600, 640]), "notified, yet it lost the freeze")
+        #expect(!notifiedVerdict(counts, errors: [0, 2], burst: 3), "a burst")
+        var drifting = counts
+        drifting.drift = .accumulates
+        #expect(notifiedVerdict(drifting, errors: [1, 900]), "one on time: the rest late for the backend's own reasons")
+        #expect(!notifiedVerdict(drifting, errors: [600, 900]), "every countdown late by the freeze")
+
+        func killVerdict(_ p: CountdownProfile, errors: [Double], lost: Int = 0, doubled: Int = 0) -> Bool {
+            SuspendExperiment.killVerdict(profile: p, tickMs: 200, finishErrors: errors, lost: lost, doubled: doubled).0
+        }
+        #expect(killVerdict(keeps, errors: [0, 150]))
+        #expect(!killVerdict(keeps, errors: [0, 450]), "more than a tick after the original deadline")
+        #expect(!killVerdict(keeps, errors: [-30, 0]), "early")
+        #expect(!killVerdict(keeps, errors: [0], lost: 1), "lost")
+        #expect(!killVerdict(keeps, errors: [0, 0], doubled: 1), "doubled")
+        #expect(killVerdict(drifting, errors: [0, 900]), "late as it is without a kill")
+        #expect(!killVerdict(drifting, errors: [0], lost: 1), "lost, whatever the drift")
     }
 }
 
