@@ -46,7 +46,7 @@ public final class CountdownStore: Sendable {
     /// The file's path.
     public let path: String
     let clocks: StoreClocks
-    private let faults: StoreFaults?
+    private let hooks: StoreHooks?
     private let state = Locked(State())
 
     private struct State {
@@ -60,12 +60,12 @@ public final class CountdownStore: Sendable {
         self.init(path: path, clocks: .system)
     }
 
-    /// A store that reads `clocks` instead of the system's, and suffers `faults`: for tests
-    /// and the benchmark's kill experiment.
-    package init(path: String, clocks: StoreClocks, faults: StoreFaults? = nil) {
+    /// A store that reads `clocks` instead of the system's, with `hooks` into its writes: for
+    /// tests and the benchmark's kill experiment.
+    package init(path: String, clocks: StoreClocks, hooks: StoreHooks? = nil) {
         self.path = path
         self.clocks = clocks
-        self.faults = faults
+        self.hooks = hooks
     }
 
     /// Why the latest write failed, or nil when it succeeded (or none was made). A failed write
@@ -115,7 +115,15 @@ public final class CountdownStore: Sendable {
     /// Replaces the file with `records`, through a new file renamed over it. A failure is kept
     /// in ``lastWriteError`` and leaves the previous file.
     func write(_ records: [CountdownRecord]) {
-        let error = replace(with: StoreFile.encode(records))
+        let began = SystemClocks.monotonic()
+        var paused: UInt64 = 0
+        let error = replace(with: StoreFile.encode(records)) {
+            guard let midWrite = hooks?.midWrite else { return }
+            let pausedAt = SystemClocks.monotonic()
+            midWrite()
+            paused = SystemClocks.monotonic() - pausedAt
+        }
+        hooks?.wrote?(.nanoseconds(Int64(SystemClocks.monotonic() - began - paused)))
         state.withLock { $0.lastWriteError = error }
     }
 
@@ -133,13 +141,13 @@ public final class CountdownStore: Sendable {
     /// `.NAME.PID-RANDOM.tmp`, beside the file: a rename within one directory is atomic.
     private var temporaryPrefix: String { ".\(name)." }
 
-    private func replace(with file: Data) -> CountdownStoreError? {
+    private func replace(with file: Data, midWrite: () -> Void) -> CountdownStoreError? {
         let temporary = "\(directory)/\(temporaryPrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))" + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .writeFailed(path: path, reason: Self.errorText()) }
         let half = file.count / 2
         var written = writeAll(file[0..<half], to: descriptor)
-        if written { faults?.midWrite() }
+        if written { midWrite() }
         written = written && writeAll(file[half...], to: descriptor)
         let closed = close(descriptor) == 0
         guard written, closed, rename(temporary, path) == 0 else {
@@ -179,6 +187,8 @@ public final class CountdownStore: Sendable {
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
+// The C library's read(2) and write(2), by other names: inside `CountdownStore` the plain
+// names are its own methods'.
 #if canImport(Glibc)
 private let systemRead = Glibc.read
 private let systemWrite = Glibc.write

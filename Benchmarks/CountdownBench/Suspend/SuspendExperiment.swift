@@ -60,6 +60,10 @@ struct SuspendExperiment: Sendable {
         /// For a kill during a write: whether the killed worker left its half-written file
         /// beside the store (the proof that the kill hit the write).
         var leftHalfWrittenFile: Bool? = nil
+        /// For a kill: how many times the workers wrote their store, and the longest write, ms.
+        /// A finish is delivered once its write is done, so a slow write makes a late finish.
+        var storeWrites: Int? = nil
+        var longestStoreWriteMs: Double? = nil
         /// Whether it did what the backend's profile declares; and why, in words.
         let asDeclared: Bool
         var verdict: String
@@ -186,10 +190,16 @@ struct SuspendExperiment: Sendable {
         var result = judge(workers.flatMap(\.received), starts: starts, continuedAt: killedAt.last ?? origin, pausedFor: 0)
         let killsAtMs = killedAt.map { Double($0 - origin) / 1e6 }
         result.killsAtMs = killsAtMs
+        let writes = workers.flatMap(\.received).compactMap { if case let .wrote(ns)? = $0.message { Double(ns) / 1e6 } else { nil } }
+        result.storeWrites = writes.count
+        result.longestStoreWriteMs = writes.max()
         result.verdict += "; killed at " + killsAtMs.map { "\(Self.fmt($0)) ms" }.joined(separator: " and ")
         if kill == .duringWrite {
             result.leftHalfWrittenFile = halfWritten
             result.verdict += halfWritten ? ", mid-write (its half-written file was left)" : ", but no half-written file was left"
+        }
+        if let longest = writes.max() {
+            result.verdict += "; \(writes.count) store writes, the longest \(String(format: "%.1f", longest)) ms"
         }
         return result
     }

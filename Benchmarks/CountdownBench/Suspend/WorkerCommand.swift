@@ -126,13 +126,14 @@ struct WorkerCommand {
         guard let keyed = scheduler as? KeyedCountdownScheduler else {
             throw UsageError("worker: --store needs a built-in backend; \(scheduler.profile.displayName) has no restore(from:)")
         }
-        let faults = writePause.map { pause in
-            StoreFaults {
+        let midWrite = writePause.map { pause in
+            { @Sendable in
                 lines.write(.writing(at: SystemClocks.monotonic()))
                 SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + UInt64(pause.nanoseconds))
             }
         }
-        let restoration = try keyed.restore(from: CountdownStore(path: path, clocks: .system, faults: faults))
+        let hooks = StoreHooks(midWrite: midWrite, wrote: { lines.write(.wrote(nanoseconds: $0.nanoseconds)) })
+        let restoration = try keyed.restore(from: CountdownStore(path: path, clocks: .system, hooks: hooks))
         let index = { (key: String) in Int(key.dropFirst("key-".count)) ?? -1 }
         let now = SystemClocks.monotonic()
         for key in restoration.expired { lines.write(.expired(index: index(key), at: now)) }

@@ -25,6 +25,8 @@ enum WorkerMessage: Equatable, Sendable {
     case expired(index: Int, at: UInt64)
     /// `writing NS`: the store is half-way through writing its file (with `--write-pause`).
     case writing(at: UInt64)
+    /// `wrote DURATION_NS`: the store wrote its file; it took this long (a pause left out).
+    case wrote(nanoseconds: Int64)
     /// Every countdown finished.
     case done
     /// `unknown TEXT`: an instruction the worker did not understand.
@@ -42,6 +44,7 @@ enum WorkerMessage: Equatable, Sendable {
         case let .restored(index, remaining, at): "restored \(index) \(remaining) \(at)"
         case let .expired(index, at): "expired \(index) \(at)"
         case let .writing(at): "writing \(at)"
+        case let .wrote(nanoseconds): "wrote \(nanoseconds)"
         case .done: "done"
         case let .unknown(text): "unknown \(text)"
         }
@@ -75,6 +78,9 @@ enum WorkerMessage: Equatable, Sendable {
         case ("writing"?, 2):
             guard let at = UInt64(words[1]) else { return nil }
             self = .writing(at: at)
+        case ("wrote"?, 2):
+            guard let nanoseconds = Int64(words[1]) else { return nil }
+            self = .wrote(nanoseconds: nanoseconds)
         case ("restored"?, 4):
             guard let index = Int(words[1]), let remaining = Int64(words[2]), let at = UInt64(words[3]) else { return nil }
             self = .restored(index: index, remaining: remaining, at: at)
@@ -89,7 +95,7 @@ enum WorkerMessage: Equatable, Sendable {
     }
 
     /// The same kind of message, whatever its values: what the parent waits for.
-    enum Kind: Sendable { case ready, started, event, paused, resumed, background, foreground, restored, expired, writing, done, unknown }
+    enum Kind: Sendable { case ready, started, event, paused, resumed, background, foreground, restored, expired, writing, wrote, done, unknown }
 
     var kind: Kind {
         switch self {
@@ -103,6 +109,7 @@ enum WorkerMessage: Equatable, Sendable {
         case .restored: .restored
         case .expired: .expired
         case .writing: .writing
+        case .wrote: .wrote
         case .done: .done
         case .unknown: .unknown
         }

@@ -44,12 +44,16 @@ package struct StoreClocks: Sendable {
     }
 }
 
-/// A fault the benchmark injects into a store's writes, to kill a process in the middle of one.
-package struct StoreFaults: Sendable {
+/// What the benchmark's worker hooks into a store's writes: a pause in the middle of one, to
+/// kill the process there, and each write's length, to report what persistence costs.
+package struct StoreHooks: Sendable {
     /// Called when half of the new file has been written, before the rest and the rename.
-    package var midWrite: @Sendable () -> Void
+    package var midWrite: (@Sendable () -> Void)?
+    /// Called after each write (successful or not) with how long it took, `midWrite` left out.
+    package var wrote: (@Sendable (Duration) -> Void)?
 
-    package init(midWrite: @escaping @Sendable () -> Void) {
+    package init(midWrite: (@Sendable () -> Void)? = nil, wrote: (@Sendable (Duration) -> Void)? = nil) {
         self.midWrite = midWrite
+        self.wrote = wrote
     }
 }

@@ -7,7 +7,7 @@ import Testing
         WorkerMessage.ready, .started(index: 3, at: 123_456_789), .event(index: 0, kind: .tick, remaining: 1_800_000_000, at: 42),
         .event(index: 9, kind: .finished, remaining: 0, at: 7), .paused(at: 1), .resumed(at: 2), .done, .unknown("jump now"),
         .background(at: 3), .foreground(at: 4), .restored(index: 2, remaining: 1_200_000_000, at: 5), .expired(index: 1, at: 6),
-        .writing(at: 8),
+        .writing(at: 8), .wrote(nanoseconds: 512_000),
     ])
     func aMessageReadsBackAsWritten(_ message: WorkerMessage) {
         #expect(WorkerMessage(line: message.line) == message, "\(message.line)")
