@@ -60,7 +60,7 @@ struct ReadmeAsyncExampleTests {
         let codes = try TimestampScheduler(tickInterval: .milliseconds(50), clock: .continuous)
         defer { codes.shutdown() }
         try codes.start(key: "sms-code:+15550100", duration: .milliseconds(1500)) { _ in }
-        let label = await RetryLabel()
+        let label = RetryLabel()
         #expect(await label.text == "Get code")
         let followed = Locked(false)
         let follower = Task { @MainActor in
@@ -86,7 +86,7 @@ struct ReadmeAsyncExampleTests {
         let codes = try TimestampScheduler(tickInterval: .milliseconds(50), clock: .continuous)
         defer { codes.shutdown() }
         try codes.start(key: "k", duration: .seconds(30)) { _ in }
-        let label = await RetryLabel()
+        let label = RetryLabel()
         let view = Task { @MainActor in await label.follow(codes, key: "k") }
         // Yields, not Task.sleep: a sleep's wake-up waits for the pool that operation-queue
         // tests running beside keep busy.

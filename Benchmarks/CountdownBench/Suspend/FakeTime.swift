@@ -1,8 +1,19 @@
+import CountdownSupport
 import Foundation
 
 /// libfaketime (Debian's `faketime` package), preloaded into a worker process: its wall clock
 /// (CLOCK_REALTIME) is offset by what a file says, re-read on every call, while the monotonic
 /// clocks stay real. The machine's clock is never touched.
+///
+/// libfaketime also rewrites every absolute `timerfd_settime` deadline as if it were on the wall
+/// clock, CLOCK_MONOTONIC ones included: with an offset of +S seconds, a deadline at M seconds
+/// since boot is armed at M − S (seen with strace: 678 s − 3 600 s armed as −2 922 s). Where
+/// M − S is negative the kernel refuses it (EINVAL): CFRunLoop then never arms its timer again
+/// and the run-loop backend's countdowns stop, while libdispatch retries at once and keeps
+/// firing on time by spinning. So the offset stays below the time since boot (``jump()``): its
+/// deadlines are then in the past, every timer is re-armed at once until it is really due, and
+/// each fires on time. A negative offset moves them later instead, and holds back libdispatch's
+/// and CFRunLoop's monotonic timers: the clock is only ever set forward.
 enum FakeTime {
     static let candidates = [
         "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -15,6 +26,22 @@ enum FakeTime {
     static var library: String? { candidates.first { FileManager.default.fileExists(atPath: $0) } }
 
     static let missing = "libfaketime is not installed (apt-get install faketime): the wall-clock jumps cannot be made"
+
+    /// How far forward the worker's wall clock is set: an hour, or less on a machine up for
+    /// less than an hour and two minutes (whole minutes, two short of the time since boot; see
+    /// the type's comment). Nil when the machine has been up for less than three minutes.
+    static func jump(upFor uptime: Duration = .nanoseconds(Int64(SystemClocks.monotonic()))) -> Duration? {
+        let minutes = min(60, Int64(uptime.seconds / 60) - 2)
+        return minutes >= 1 ? .seconds(minutes * 60) : nil
+    }
+
+    static let tooSoonAfterBoot = "the machine has been up for less than three minutes: libfaketime would arm its monotonic timers before the boot"
+
+    /// "+1 h", "+17 min".
+    static func text(_ jump: Duration) -> String {
+        let minutes = Int64(jump.seconds / 60)
+        return minutes % 60 == 0 ? "+\(minutes / 60) h" : "+\(minutes) min"
+    }
 
     /// A file holding the offset, and the environment that makes a child process read it.
     final class Offset: Sendable {

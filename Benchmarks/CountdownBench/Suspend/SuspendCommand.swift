@@ -75,7 +75,7 @@ struct SuspendCommand {
             ]
         } else {
             scenarios = Self.defaultScenarios + Self.lifecycleScenarios + Self.killScenarios
-                + (FakeTime.library != nil ? Self.clockScenarios : [])
+                + (FakeTime.library != nil ? FakeTime.jump().map(Self.clockScenarios) ?? [] : [])
         }
     }
 
@@ -99,16 +99,25 @@ struct SuspendCommand {
         .init(name: "killed mid-write, relaunched", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil, kill: .duringWrite),
     ]
 
-    /// Made with libfaketime in the worker only; skipped, and said so, where it is missing.
-    /// Forward only: with a negative offset libfaketime's interposed timer calls hold back
-    /// libdispatch's *monotonic* timers (a DispatchSourceTimer stopped firing in the worker),
-    /// which a real clock change does not do, so a −1 h run would measure libfaketime. Setting
-    /// the clock back is covered in-process by the conformance check profile.wall-clock.
-    static let clockScenarios: [SuspendExperiment.Scenario] = [
-        .init(name: "wall clock +1 h (faketime)", freezeAfterMs: freezeAfterMs, freezeMs: 0, pausedResumeAfterMs: nil, clockJumpSeconds: 3600),
-        .init(name: "killed twice, relaunched at +1 h (faketime)", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil,
-              clockJumpSeconds: 3600, kill: .atRandomPoints),
-    ]
+    /// Made with libfaketime in the worker only; skipped, and said so, where it is missing or
+    /// the machine booted minutes ago. Forward only, and by less than the time since boot (see
+    /// ``FakeTime``): otherwise libfaketime holds back libdispatch's and CFRunLoop's *monotonic*
+    /// timers, which a real clock change does not do, and the rows would measure libfaketime.
+    /// Setting the clock back is covered in-process by the conformance check profile.wall-clock.
+    static func clockScenarios(jump: Duration) -> [SuspendExperiment.Scenario] {
+        let seconds = jump.seconds, text = FakeTime.text(jump)
+        return [
+            .init(name: "wall clock \(text) (faketime)", freezeAfterMs: freezeAfterMs, freezeMs: 0, pausedResumeAfterMs: nil,
+                  clockJumpSeconds: seconds),
+            .init(name: "killed twice, relaunched at \(text) (faketime)", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil,
+                  clockJumpSeconds: seconds, kill: .atRandomPoints),
+        ]
+    }
+
+    /// Why the wall-clock rows cannot be made here, or nil when they can.
+    static var clockScenariosMissing: String? {
+        FakeTime.library == nil ? FakeTime.missing : FakeTime.jump() == nil ? FakeTime.tooSoonAfterBoot : nil
+    }
 
     func run(_ output: inout StandardStreams) throws -> Int32 {
         if showHelp {
@@ -116,7 +125,7 @@ struct SuspendCommand {
             return 0
         }
         let progress = Progress(enabled: showProgress)
-        if FakeTime.library == nil { progress.note("\(FakeTime.missing); running the freezes only") }
+        if let missing = Self.clockScenariosMissing { progress.note("\(missing); no wall-clock rows") }
         var results: [SuspendExperiment.Result] = []
         for backend in backends {
             for scenario in scenarios {

@@ -6,7 +6,8 @@ import Dispatch
 /// Timers live in libdispatch's timer heap: no thread per countdown. Because it counts calls,
 /// a process frozen for S seconds finishes S late (libdispatch coalesces the missed intervals
 /// into one call), and the wall clock never moves it.
-public final class DispatchSourceScheduler: KeyedCountdownScheduler {
+public final class DispatchSourceScheduler: KeyedCountdownScheduler, @unchecked Sendable {
+    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<DispatchSourceMechanism>
 
     /// - Parameters:

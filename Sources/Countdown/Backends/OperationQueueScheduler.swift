@@ -12,7 +12,8 @@ import Foundation
 ///
 /// The worker sleeps on a semaphore rather than in `Thread.sleep`, so that `pause` really
 /// pauses it and `cancel` ends it at once instead of after the rest of a long sleep.
-public final class OperationQueueScheduler: KeyedCountdownScheduler {
+public final class OperationQueueScheduler: KeyedCountdownScheduler, @unchecked Sendable {
+    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     /// The articles' limits: 20 concurrent countdowns of at most 120 s.
     public static let defaultCapacity = 20
     public static let defaultMaximumDuration: Duration = .seconds(120)

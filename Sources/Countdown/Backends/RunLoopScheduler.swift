@@ -10,7 +10,8 @@ import Foundation
 /// array, so each fire costs a re-insert that grows with the count. Counting fires, it finishes
 /// late by a freeze; timers are scheduled on the monotonic clock, so the wall clock never moves
 /// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``shutdown()``.
-public final class RunLoopScheduler: KeyedCountdownScheduler {
+public final class RunLoopScheduler: KeyedCountdownScheduler, @unchecked Sendable {
+    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<RunLoopMechanism>
 
     public init(

@@ -15,7 +15,8 @@ import Dispatch
 /// is libdispatch's global pool, as wide as the machine has cores, and shared with
 /// `OperationQueue` and every other task in the process: what blocks those threads delays
 /// every countdown's wake-up.
-public final class TaskScheduler: KeyedCountdownScheduler {
+public final class TaskScheduler: KeyedCountdownScheduler, @unchecked Sendable {
+    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<TaskMechanism>
 
     /// - Parameters:

@@ -13,7 +13,8 @@ import Dispatch
 /// Built for scale: countdowns are kept in a slab and a 4-ary heap of due instants, a wake-up
 /// handles everything due under one lock and hands the delivery queue one batch, and an
 /// optional `tolerance` lets countdowns due close together share a wake-up.
-public final class TimestampScheduler: KeyedCountdownScheduler {
+public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Sendable {
+    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<TimestampMechanism>
 
     /// - Parameters:

@@ -146,8 +146,20 @@ import Testing
 /// The worker's wall clock set an hour forward with libfaketime (installed by .ci/run; where it
 /// is missing this suite is skipped, and says so). Not under ThreadSanitizer: libfaketime's
 /// start-up recurses into ThreadSanitizer's clock_gettime and the worker never starts.
+/// libfaketime arms monotonic timer deadlines its offset earlier, and the kernel refuses one
+/// before the boot: the jump stays two minutes short of the time since boot, at most an hour.
+@Test func theWallClockJumpStaysBelowTheTimeSinceBoot() {
+    #expect(FakeTime.jump(upFor: .seconds(11 * 60 + 14)) == .seconds(9 * 60))
+    #expect(FakeTime.jump(upFor: .seconds(3 * 60)) == .seconds(60))
+    #expect(FakeTime.jump(upFor: .seconds(2 * 60 + 59)) == nil)
+    #expect(FakeTime.jump(upFor: .seconds(62 * 60)) == .seconds(3600))
+    #expect(FakeTime.jump(upFor: .seconds(40 * 3600)) == .seconds(3600))
+    #expect(FakeTime.text(.seconds(3600)) == "+1 h" && FakeTime.text(.seconds(9 * 60)) == "+9 min")
+    if let jump = FakeTime.jump() { #expect(jump.nanoseconds < Int64(SystemClocks.monotonic())) }
+}
+
 @Suite(.serialized, .dedicatedThread,
-       .enabled(if: FakeTime.library != nil, "libfaketime is not installed (apt-get install faketime)"),
+       .enabled(if: SuspendCommand.clockScenariosMissing == nil, "\(SuspendCommand.clockScenariosMissing ?? "")"),
        .enabled(if: ThreadSanitizer.acquire == nil, "libfaketime cannot start inside a ThreadSanitizer build"))
 struct WallClockJumpTests {
     @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
@@ -155,7 +167,7 @@ struct WallClockJumpTests {
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let declared = try backend.makeScheduler().profile.wallClockJump
         let result = try SuspendExperiment(
-            backend: backend, scenario: SuspendCommand.clockScenarios[0], keys: 3, tick: SuspendCommand.tick,
+            backend: backend, scenario: SuspendCommand.clockScenarios(jump: try #require(FakeTime.jump()))[0], keys: 3, tick: SuspendCommand.tick,
             duration: SuspendCommand.duration
         ).run(executable: SuspendTests.executable)
         #expect(result.asDeclared, "\(name): \(result.verdict)")
