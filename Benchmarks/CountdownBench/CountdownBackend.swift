@@ -152,6 +152,25 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// backend, whose wake-ups wait for the pool, and the recommended one, whose do not.
     static let companies: [CountdownBackend] = [.besideSleepers(.task), .besideSleepers(.timestamp(.continuous))]
 
+    /// `backend` keeping its countdowns in a `CountdownStore` (`timestamp(continuous+store)`):
+    /// every start, cancel and finish writes the file.
+    static func stored(_ backend: CountdownBackend) -> CountdownBackend {
+        let declared = backend.declared.map { declared in
+            { @Sendable (o: Options) in StoredScheduler.profile(declared(o)) }
+        }
+        return CountdownBackend(
+            name: backend.name, variant: StoredScheduler.variant(of: backend.variant), profile: declared
+        ) { (o: Options) throws(CountdownError) in
+            guard let keyed = try backend.makeScheduler(o) as? KeyedCountdownScheduler else {
+                fatalError("\(backend) has no restore(from:): only built-in backends keep a store")
+            }
+            return try StoredScheduler(keyed)
+        }
+    }
+
+    /// The recommended backend with a store: what persistence costs at scale.
+    static let storedOnes: [CountdownBackend] = [.stored(.timestamp(.continuous))]
+
     /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
     static var names: [String] {
         var seen: [String] = []
@@ -162,7 +181,8 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives every clock,
     /// `dispatch-source` both variants.
     static func named(_ name: String) -> [CountdownBackend] {
-        allWithVariants.filter { $0.name == name || $0.description == name } + companies.filter { $0.description == name }
+        allWithVariants.filter { $0.name == name || $0.description == name }
+            + (companies + storedOnes).filter { $0.description == name }
     }
 
     /// A comma list of names, or `all`.
@@ -170,7 +190,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         if list == "all" { return allWithVariants }
         let backends = list.split(separator: ",").flatMap { named(String($0)) }
         guard !backends.isEmpty else {
-            let choices = names + companies.map(\.description) + ["all"]
+            let choices = names + (companies + storedOnes).map(\.description) + ["all"]
             throw UsageError("unknown backend '\(list)'; choose from \(choices.joined(separator: ", "))")
         }
         return backends
