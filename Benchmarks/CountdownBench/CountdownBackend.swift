@@ -136,13 +136,8 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
 
     /// `backend` beside sleeping operation-queue workers, which share libdispatch's pool with it.
     static func besideSleepers(_ backend: CountdownBackend) -> CountdownBackend {
-        let declared = backend.declared.map { declared in
-            { @Sendable (o: Options) in PoolSharingScheduler.profile(declared(o)) }
-        }
-        return CountdownBackend(
-            name: backend.name, variant: PoolSharingScheduler.variant(of: backend.variant), profile: declared
-        ) { (o: Options) throws(CountdownError) in
-            try PoolSharingScheduler(besideSleepers: backend.makeScheduler(o))
+        wrapped(backend, suffix: PoolSharingScheduler.variantSuffix, profile: PoolSharingScheduler.profile) {
+            (inner) throws(CountdownError) in try PoolSharingScheduler(besideSleepers: inner)
         }
     }
 
@@ -155,21 +150,35 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// `backend` keeping its countdowns in a `CountdownStore` (`timestamp(continuous+store)`):
     /// every start, cancel and finish writes the file.
     static func stored(_ backend: CountdownBackend) -> CountdownBackend {
-        let declared = backend.declared.map { declared in
-            { @Sendable (o: Options) in StoredScheduler.profile(declared(o)) }
-        }
-        return CountdownBackend(
-            name: backend.name, variant: StoredScheduler.variant(of: backend.variant), profile: declared
-        ) { (o: Options) throws(CountdownError) in
-            guard let keyed = try backend.makeScheduler(o) as? KeyedCountdownScheduler else {
+        wrapped(backend, suffix: StoredScheduler.variantSuffix, profile: StoredScheduler.profile) {
+            (inner) throws(CountdownError) in
+            guard let keyed = inner as? KeyedCountdownScheduler else {
                 fatalError("\(backend) has no restore(from:): only built-in backends keep a store")
             }
             return try StoredScheduler(keyed)
         }
     }
 
-    /// The recommended backend with a store: what persistence costs at scale.
+    /// The recommended backend with a store, chosen only by its full name, as a company is:
+    /// what persistence costs at scale.
     static let storedOnes: [CountdownBackend] = [.stored(.timestamp(.continuous))]
+
+    /// `backend`'s schedulers inside one of the benchmark's own (a company, a store), whose
+    /// variant adds `suffix` to the backend's and whose profile `profile` derives from its.
+    private static func wrapped(
+        _ backend: CountdownBackend, suffix: String, profile: @escaping @Sendable (CountdownProfile) -> CountdownProfile,
+        make: @escaping @Sendable (any CountdownScheduler) throws(CountdownError) -> any CountdownScheduler
+    ) -> CountdownBackend {
+        let declared = backend.declared.map { declared in { @Sendable (o: Options) in profile(declared(o)) } }
+        return CountdownBackend(name: backend.name, variant: variant(backend.variant, plus: suffix), profile: declared) {
+            (o: Options) throws(CountdownError) in try make(backend.makeScheduler(o))
+        }
+    }
+
+    /// `inner+suffix` (`continuous+store`), or `suffix` for a backend of one kind.
+    static func variant(_ inner: String?, plus suffix: String) -> String {
+        ((inner.map { [$0] } ?? []) + [suffix]).joined(separator: "+")
+    }
 
     /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
     static var names: [String] {

@@ -27,17 +27,15 @@ final class PoolSharingScheduler: ForwardingScheduler, @unchecked Sendable {
         super.init(inner)
     }
 
+    /// `beside-20-sleepers`, after the inner backend's own variant: `continuous+beside-20-sleepers`.
+    static let variantSuffix = "beside-\(neighbours)-sleepers"
+
     /// The inner backend's profile, its variant and threads saying who shares the pool.
     static func profile(_ inner: CountdownProfile) -> CountdownProfile {
         var profile = inner
-        profile.variant = variant(of: inner.variant)
+        profile.variant = CountdownBackend.variant(inner.variant, plus: variantSuffix)
         profile.threads += "; beside \(neighbours) sleeping operation-queue workers, each blocking a pool thread"
         return profile
-    }
-
-    /// `beside-20-sleepers`, after the inner backend's own variant: `continuous+beside-20-sleepers`.
-    static func variant(of inner: String?) -> String {
-        ((inner.map { [$0] } ?? []) + ["beside-\(neighbours)-sleepers"]).joined(separator: "+")
     }
 
     override var profile: CountdownProfile { declared }

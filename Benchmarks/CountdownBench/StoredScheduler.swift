@@ -25,16 +25,14 @@ final class StoredScheduler: ForwardingScheduler, @unchecked Sendable {
         super.init(inner)
     }
 
+    /// `store`, after the inner backend's own variant: `continuous+store`.
+    static let variantSuffix = "store"
+
     /// The inner backend's profile, its variant saying that it keeps a store.
     static func profile(_ inner: CountdownProfile) -> CountdownProfile {
         var profile = inner
-        profile.variant = variant(of: inner.variant)
+        profile.variant = CountdownBackend.variant(inner.variant, plus: variantSuffix)
         return profile
-    }
-
-    /// `store`, after the inner backend's own variant: `continuous+store`.
-    static func variant(of inner: String?) -> String {
-        ((inner.map { [$0] } ?? []) + ["store"]).joined(separator: "+")
     }
 
     override var profile: CountdownProfile { declared }
@@ -43,4 +41,8 @@ final class StoredScheduler: ForwardingScheduler, @unchecked Sendable {
         super.shutdown()
         try? FileManager.default.removeItem(atPath: folder)
     }
+
+    /// Released without a shutdown: the folder goes all the same (the inner scheduler, released
+    /// after this, writes nowhere then).
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
 }

@@ -145,7 +145,8 @@ public protocol CountdownScheduler: AnyObject, Sendable {
     ///
     /// A backend that counts ticks notes the time, as the articles' fix did; one that reads a
     /// clock does nothing. A second call before ``enteredForeground()`` keeps the first one's
-    /// time.
+    /// time. A scheduler that keeps its countdowns in a file returns once the file holds every
+    /// change: the system may kill the suspended process without another word.
     func enteredBackground()
 
     /// The app is coming back: call it from `willEnterForegroundNotification` (or the scene's

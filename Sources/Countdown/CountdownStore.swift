@@ -15,9 +15,11 @@ import Darwin
 /// ```
 ///
 /// After ``KeyedCountdownScheduler/restore(from:)`` the scheduler writes the file at every
-/// change of its countdowns (a start, a finish, a cancel, a pause, a resume), before the call
-/// returns and before a finish is delivered, so a process killed at any moment comes back with
-/// what it had. Not at every tick: a record keeps a deadline, not a remaining time.
+/// change of its countdowns (a start, a finish, a cancel, a pause, a resume), in the background:
+/// the call returns at once, without waiting for the disk, and one write carries every change
+/// made before it began. ``CountdownScheduler/enteredBackground()`` returns once the file holds
+/// every change, so an app suspended and then killed comes back with what it had. Not at every
+/// tick: a record keeps a deadline, not a remaining time.
 ///
 /// **Which clock decides.** Each running countdown is kept as its deadline on two clocks: the
 /// wall clock, and the boot clock (`CLOCK_BOOTTIME`, which counts through the device's sleep
@@ -31,17 +33,20 @@ import Darwin
 /// the file is always a complete version, even when the process is killed during a write (a
 /// leftover temporary file of a dead process is removed at the next restore). The file is not
 /// flushed to the disk (`fsync`): a killed process loses nothing, a power cut may lose the
-/// last change. The file is written whole at every change, a cost in the number of countdowns:
-/// made for the countdowns of an app, not for a server's million.
+/// last change. Each write replaces the whole file, a cost in the number of countdowns that
+/// grouping the changes into one write bounds but does not remove: made for the countdowns of
+/// an app (thousands), not for a server's million.
 ///
 /// **Bad files.** A missing file is an empty store. A file that cannot be read, is not a store,
 /// is truncated, or comes from a newer version of this package throws a
 /// ``CountdownStoreError`` and is left as it is: never written over, never removed. The store
 /// then stays detached, so nothing writes to that path until a restore succeeds.
 ///
-/// **Delivery.** A finish is delivered once the file no longer holds its countdown. A process
-/// killed between that write and the observer's call loses the finish (the countdown is gone,
-/// and the key free): at most once, never twice.
+/// **Delivery.** A finish is delivered once the file no longer holds its countdown: it waits
+/// for that write (with the events decided after it, in order) without blocking the delivery
+/// queue. A process killed between that write and the observer's call loses the finish (the
+/// countdown is gone, and the key free): at most once, never twice. A process killed before a
+/// change was written (within a write's time of the call) comes back without that change.
 public final class CountdownStore: Sendable {
     /// The file's path.
     public let path: String

@@ -46,7 +46,8 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     public func shutdown() { table.shutdown() }
 
     /// Restores every countdown `store` keeps, and from then on writes each change of this
-    /// scheduler's countdowns to it: call it once, at launch, before starting any.
+    /// scheduler's countdowns to it: call it once, at launch, before starting any. Returns once
+    /// the file holds what was restored (the expired countdowns gone from it).
     ///
     /// A running countdown comes back with the time left until its deadline, decided by the
     /// boot clock when the process was relaunched within the same boot, by the wall clock after
@@ -56,8 +57,12 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     /// ``CountdownRestoration/expired`` and not restored. A key that already has a countdown
     /// keeps it (``CountdownRestoration/kept``).
     ///
-    /// ``shutdown()`` leaves the store as it was, so that the countdowns come back at the next
-    /// launch; ``cancel(key:)`` removes one.
+    /// From then on every start, cancel, pause, resume and finish is written in the background:
+    /// the call returns at once, and the file holds the change within one write (a finish is
+    /// delivered only once the file no longer holds its countdown, the delivery queue free
+    /// meanwhile). ``enteredBackground()``, ``waitUntilStored()`` and ``shutdown()`` return once
+    /// the file holds every change made before them. ``shutdown()`` leaves the store as it was,
+    /// so that the countdowns come back at the next launch; ``cancel(key:)`` removes one.
     ///
     /// - Throws: ``CountdownStoreError`` when the file cannot be read, is corrupt, truncated or
     ///   from a newer version, when a stored countdown is refused (above the maximum duration,
@@ -67,6 +72,11 @@ public class KeyedCountdownScheduler: CountdownScheduler, @unchecked Sendable {
     public func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
         try table.restore(store)
     }
+
+    /// Returns once the store given to ``restore(from:)`` holds every change made before the
+    /// call; at once without a store. ``enteredBackground()`` and ``shutdown()`` wait the same
+    /// way; call it where the process may end without them (a command-line tool about to exit).
+    public func waitUntilStored() { table.waitUntilStored() }
 
     /// What the scheduler still holds of the observer of `key`'s countdown. For tests.
     func observerSlot(key: String) -> ObserverSlot? { table.observerSlot(key) }
@@ -91,6 +101,7 @@ struct KeyedTable: Sendable {
     let enteredBackground: @Sendable () -> Void
     let enteredForeground: @Sendable () -> Void
     let restore: @Sendable (CountdownStore) throws(CountdownStoreError) -> CountdownRestoration
+    let waitUntilStored: @Sendable () -> Void
     let shutdown: @Sendable () -> Void
 
     init<Mechanism>(_ table: KeyedCountdowns<Mechanism>) {
@@ -110,6 +121,7 @@ struct KeyedTable: Sendable {
         enteredBackground = { table.enteredBackground() }
         enteredForeground = { table.enteredForeground() }
         restore = { (store) throws(CountdownStoreError) in try table.restore(from: store) }
+        waitUntilStored = { table.waitUntilStored() }
         shutdown = { table.shutdown() }
     }
 }

@@ -37,6 +37,13 @@ struct ConformanceTests {
         #expect(result.verdict == .pass, "\(check.id) on \(backend) was \(result.verdict.rawValue): \(result.messages)")
     }
 
+    /// The recommended backend writing every change to a `CountdownStore` in the background:
+    /// the writes change nothing an observer can see (a finish waits for its write, in order).
+    @Test("a backend keeping a store passes every check", arguments: CountdownBackend.storedOnes, CountdownConformance.checks)
+    func storedBackend(backend: CountdownBackend, check: ConformanceCheck) {
+        builtInBackend(backend: backend, check: check)
+    }
+
     /// The default `task` backend, judged where nothing else shares its pool: a
     /// `countdown-bench conformance` child process (the debug build beside this test binary).
     /// In this process, the operation-queue tests running at the same time would keep its

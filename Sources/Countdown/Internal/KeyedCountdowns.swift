@@ -175,7 +175,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             state.decided.append(.init(slot: slot, event: .tick(key, duration)))
             return (.started, flush(&state))
         }
-        if result == .started { persistChanges() }
+        if result == .started { storeChanged() }
         if drain { queueDrain() }
         return result
     }
@@ -231,7 +231,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             retire(slot, handle, in: &state)
             return true
         }
-        if cancelled { persistChanges() }
+        if cancelled { storeChanged() }
         return cancelled
     }
 
@@ -246,7 +246,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             state.changes &+= 1
             return true
         }
-        if paused { persistChanges() }
+        if paused { storeChanged() }
         return paused
     }
 
@@ -263,7 +263,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             state.changes &+= 1
             return true
         }
-        if resumed { persistChanges() }
+        if resumed { storeChanged() }
         return resumed
     }
 
@@ -290,8 +290,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     // MARK: - The app's lifecycle
 
     /// Marks, in every running countdown that counts ticks, the time the app went to the
-    /// background. Nothing to do for a progress that reads a clock.
+    /// background (nothing to do for a progress that reads a clock), then waits until the
+    /// store, if one is attached, holds every change: the process may be frozen and killed
+    /// from here on.
     func enteredBackground() {
+        defer { waitUntilStored() }
         guard Mechanism.Progress.countsTicks else { return }
         state.withLock { state in
             guard !state.isInBackground, !state.isShutDown else { return }
@@ -331,7 +334,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             }
             return flush(&state)
         }
-        persistChanges()
+        storeChanged()
         if drain { queueDrain() }
     }
 
@@ -346,13 +349,16 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             let records = try store.read()
             let writer = StoreWriter(store: store) { [weak self] written in
                 self?.storeSnapshot(changedSince: written, clocks: store.clocks)
+            } changeCount: { [weak self] in
+                self?.state.withLock { $0.isShutDown ? nil : $0.changes }
             }
             restoration = try restore(records, clocks: store.clocks, writer: writer)
         } catch {
             store.release()
             throw error
         }
-        persistChanges()
+        // Written before returning: the expired countdowns leave the file at launch.
+        waitUntilStored()
         return restoration
     }
 
@@ -418,31 +424,73 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     private func storeSnapshot(changedSince written: UInt64, clocks: StoreClocks) -> StoreWriter.Snapshot? {
         state.withLock { state in
             guard !state.isShutDown, state.changes != written else { return nil }
-            let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
-            var records: [CountdownRecord] = []
-            records.reserveCapacity(state.indexByKey.count)
-            for index in state.places.indices where state.places[index].isOccupied {
-                let left = state.places[index].progress.remaining(at: now).nanoseconds
-                // A paused countdown whose deadline had passed is on its way to its finish:
-                // kept as a deadline that has passed, so that a restore reports it expired.
-                let record: CountdownRecord.State = state.places[index].isPaused && left > 0
-                    ? .paused(remaining: left)
-                    : .running(wallDeadline: wall &+ left, bootDeadline: boot &+ left, bootID: clocks.bootID)
-                records.append(CountdownRecord(key: state.places[index].key, state: record))
-            }
-            return StoreWriter.Snapshot(changes: state.changes, records: records)
+            return storeSnapshot(of: state, clocks: clocks)
         }
     }
 
-    /// Returns once the store, if one is attached, holds every change made so far.
-    private func persistChanges() {
-        guard hasWriter.load(ordering: .acquiring), let writer = writer.withLock({ $0 }) else { return }
-        writer.persist()
+    /// What the store keeps of every countdown now (lock held).
+    private func storeSnapshot(of state: borrowing State, clocks: StoreClocks) -> StoreWriter.Snapshot {
+        let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
+        var records: [CountdownRecord] = []
+        records.reserveCapacity(state.indexByKey.count)
+        for index in state.places.indices where state.places[index].isOccupied {
+            let left = state.places[index].progress.remaining(at: now).nanoseconds
+            // A paused countdown whose deadline had passed is on its way to its finish:
+            // kept as a deadline that has passed, so that a restore reports it expired.
+            let record: CountdownRecord.State = state.places[index].isPaused && left > 0
+                ? .paused(remaining: left)
+                : .running(wallDeadline: wall &+ left, bootDeadline: boot &+ left, bootID: clocks.bootID)
+            records.append(CountdownRecord(key: state.places[index].key, state: record))
+        }
+        return StoreWriter.Snapshot(changes: state.changes, records: records)
+    }
+
+    /// The store, if one is attached.
+    private var storeWriter: StoreWriter? {
+        guard hasWriter.load(ordering: .acquiring) else { return nil }
+        return writer.withLock { $0 }
+    }
+
+    /// A change the store keeps was made: the store's next write carries it. Returns at once.
+    private func storeChanged() {
+        storeWriter?.changed()
+    }
+
+    /// Returns once the store, if one is attached, holds every change made before the call.
+    func waitUntilStored() {
+        storeWriter?.waitUntilWritten()
+    }
+
+    /// What of `batch` must wait for the store: from its first finish whose change the file may
+    /// still hold, with everything after it, in order (a finish is heard only once the file no
+    /// longer holds its countdown). Nil when the batch can be delivered whole. `previous`: the
+    /// hold the batch begins with, freed by the write it waited for. The writer queues the
+    /// drain again once the write waited for is done; each finish waits for a write that began
+    /// after it, never for a later one, however busy the table.
+    private func unwrittenFinish(in batch: ContiguousArray<Outbox.Delivery>, after previous: Outbox.Hold?)
+        -> (index: Int, hold: Outbox.Hold)?
+    {
+        guard let writer = storeWriter else { return nil }
+        let redrain: @Sendable () -> Void = { [weak self] in self?.queueDrain() }
+        var start = 0
+        if let previous {
+            // Queued before that write was done (a drain already on its way): hold them again.
+            guard writer.whenWritten(previous.through, redrain) else { return (0, previous) }
+            start = min(previous.count, batch.count)
+        }
+        guard let first = batch[start...].firstIndex(where: { $0.event.kind == .finished }) else { return nil }
+        // The change count now covers that finish's, and every other decided so far.
+        let through = state.withLock { $0.changes }
+        guard !writer.whenWritten(through, redrain) else { return nil }
+        return (first, Outbox.Hold(count: batch.count - first, through: through))
     }
 
     func shutdown() {
-        let first = state.withLock { state -> Bool in
-            guard !state.isShutDown else { return false }
+        let writer = storeWriter
+        let (first, last) = state.withLock { state -> (Bool, StoreWriter.Snapshot?) in
+            guard !state.isShutDown else { return (false, nil) }
+            // What runs at this instant is what the store keeps for the next launch.
+            let last = writer.map { storeSnapshot(of: state, clocks: $0.store.clocks) }
             state.isShutDown = true
             let disarm = mechanism.disarmsEachOnShutdown
             for index in state.places.indices where state.places[index].isOccupied {
@@ -452,8 +500,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             state.places.removeAll()
             state.freePlaces = []
             state.indexByKey = KeyIndex()
-            return true
+            return (true, last)
         }
+        if let last { writer?.writeLast(last) }
         if first { mechanism.shutdown() }
     }
 
@@ -629,13 +678,19 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     private func drain(lingering: Bool) {
         let began = SystemClocks.monotonic()
         outboxFilled.store(false, ordering: .relaxed)
-        var (batch, dense) = outbox.withLock { outbox in
-            (outbox.take(staying: lingering), began &- outbox.lastDrainEnd < Self.linger)
+        var (batch, previousHold, dense) = outbox.withLock { outbox in
+            (outbox.take(staying: lingering), outbox.takeHold(), began &- outbox.lastDrainEnd < Self.linger)
         }
         while true {
             if !batch.isEmpty {
-                // A finish is heard only once the store no longer holds its countdown.
-                persistChanges()
+                // A finish is heard only once the store no longer holds its countdown: it
+                // waits, with what came after it, for the write, and the queue is free meanwhile.
+                if let (index, hold) = unwrittenFinish(in: batch, after: previousHold) {
+                    for delivery in batch[..<index] { delivery.slot.deliver(delivery.event) }
+                    outbox.withLock { $0.hold(batch[index...], count: hold.count, through: hold.through) }
+                    return
+                }
+                previousHold = nil
                 for delivery in batch { delivery.slot.deliver(delivery.event) }
             } else if lingering && dense {
                 // Watches the flag, not the lock, until something comes or the time is up.

@@ -49,6 +49,33 @@ struct Outbox: ~Copyable {
         return batch
     }
 
+    /// Deliveries a drain put back to wait for the store: the first `count` pending ones were
+    /// decided before the table's change count was `through`, so a write that covers it frees
+    /// them (a finish is heard only once the file no longer holds its countdown).
+    struct Hold {
+        let count: Int
+        let through: UInt64
+    }
+
+    private var held: Hold?
+
+    /// Puts `deliveries` back before everything pending, held until the store has written the
+    /// change count `through`. The drain stays queued, so no absorb queues another: the writer
+    /// queues it again.
+    mutating func hold(_ deliveries: ArraySlice<Delivery>, count: Int, through: UInt64) {
+        var front = ContiguousArray(deliveries)
+        front.append(contentsOf: pending)
+        pending = front
+        held = Hold(count: count, through: through)
+        drainQueued = true
+    }
+
+    /// The hold on the front of what is pending, if there is one, for the drain that takes it.
+    mutating func takeHold() -> Hold? {
+        defer { held = nil }
+        return held
+    }
+
     /// When the last drain ended, to tell a dense stream of events (a drain queued again at
     /// once) from a sparse one.
     var lastDrainEnd: UInt64 = 0

@@ -1,11 +1,17 @@
 import CountdownSupport
+import Dispatch
 
-/// Writes a table's countdowns to its ``CountdownStore``, as a group commit: a caller that
-/// finds its change already written by another returns at once, and one write carries every
-/// change made before it read the table.
+/// Writes a table's countdowns to its ``CountdownStore`` in the background, as a group commit.
 ///
-/// Locks: the writer's lock is held through the write, and the table's lock is taken inside it
-/// only to read the countdowns; nothing holding the table's lock ever waits for the writer's.
+/// A change asks for a write and returns at once: no caller waits for the disk (in an app the
+/// caller is the main thread). One write carries every change made before it read the table;
+/// changes made while it runs are carried by the next. Whoever must know that the file holds a
+/// change asks to be told (``whenWritten(_:_:)``: a finish held back from its observer) or
+/// waits for it (``waitUntilWritten()``: the app going to the background, a shutdown).
+///
+/// Writes run one at a time on a serial queue of their own, and while changes keep coming the
+/// writer rests between them (``restPerWrite``). The writer's lock is held only to decide,
+/// never during a write; the table's lock is taken only to read the countdowns.
 final class StoreWriter: Sendable {
     /// What the table holds, read at one instant: its change count, and the records.
     struct Snapshot {
@@ -17,20 +23,126 @@ final class StoreWriter: Sendable {
     /// The table's countdowns when they changed since the count given; nil when they did not,
     /// or once the table is shut down (a store keeps what ran before a shutdown).
     private let snapshot: @Sendable (_ changedSince: UInt64) -> Snapshot?
-    /// The table's change count the file holds.
-    private let written = Locked<UInt64>(0)
+    /// The table's change count now; nil once it is shut down.
+    private let changeCount: @Sendable () -> UInt64?
+    /// Utility, as the system's own background saving: a write is owed within milliseconds,
+    /// not ahead of the app's work.
+    private let queue = DispatchQueue(label: "countdown.store-writer", qos: .utility)
+    private let state = Locked(State())
 
-    init(store: CountdownStore, snapshot: @escaping @Sendable (UInt64) -> Snapshot?) {
+    private struct State {
+        /// The table's change count the file holds.
+        var written: UInt64 = 0
+        /// A write is queued or running.
+        var isWriting = false
+        /// Asked for since the running write read the table: it writes again.
+        var isDirty = false
+        var waiters: [Waiter] = []
+    }
+
+    private struct Waiter {
+        let changes: UInt64
+        let resume: @Sendable () -> Void
+    }
+
+    init(
+        store: CountdownStore, snapshot: @escaping @Sendable (UInt64) -> Snapshot?,
+        changeCount: @escaping @Sendable () -> UInt64?
+    ) {
         self.store = store
         self.snapshot = snapshot
+        self.changeCount = changeCount
+    }
+
+    /// A change was made: the next write carries it. Returns at once.
+    func changed() {
+        if state.withLock({ Self.requestWrite(&$0) }) { queueWrites() }
+    }
+
+    /// Runs `resume` once the file holds the table's change count `changes` (or the table is
+    /// shut down); returns true instead, running nothing, when it already does.
+    func whenWritten(_ changes: UInt64, _ resume: @escaping @Sendable () -> Void) -> Bool {
+        let (isWritten, queue) = state.withLock { state -> (Bool, Bool) in
+            guard state.written < changes else { return (true, false) }
+            state.waiters.append(Waiter(changes: changes, resume: resume))
+            return (false, Self.requestWrite(&state))
+        }
+        if queue { queueWrites() }
+        return isWritten
     }
 
     /// Returns once the file holds every change made before the call.
-    func persist() {
-        written.withLock { written in
-            guard let snapshot = snapshot(written) else { return }
-            store.write(snapshot.records)
-            written = snapshot.changes
+    func waitUntilWritten() {
+        guard let changes = changeCount() else { return }
+        let written = DispatchSemaphore(value: 0)
+        if !whenWritten(changes, { written.signal() }) { written.wait() }
+    }
+
+    /// Writes `last`, the table's countdowns at its shutdown, after any write under way, and
+    /// returns once the file holds it. Nothing is written after it: the shut-down table gives no
+    /// more snapshots, and whoever waits for a write is let go.
+    func writeLast(_ last: Snapshot) {
+        queue.sync {
+            let isNewer = state.withLock { $0.written < last.changes }
+            if isNewer { store.write(last.records) }
+            let waiters = state.withLock { state in
+                state.written = max(state.written, last.changes)
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
+    }
+
+    /// Marks a write as owed; true when the caller must queue the writing (none is queued).
+    private static func requestWrite(_ state: inout State) -> Bool {
+        if state.isWriting {
+            state.isDirty = true
+            return false
+        }
+        state.isWriting = true
+        return true
+    }
+
+    private func queueWrites() {
+        queue.async { [self] in writeOnce() }
+    }
+
+    /// How long the writer rests after a write, for each unit of time the write took, while
+    /// changes keep coming: it spends at most a fifth of its time writing. Each write costs
+    /// the whole file, so a table that changes all the time would otherwise keep a core busy
+    /// rewriting it; a finish waits for at most about six writes' time instead of two.
+    static let restPerWrite = 4
+
+    /// Reads the table once, writes everything it holds, tells the waiters the file now covers,
+    /// and, when changes came meanwhile, queues the next write after a rest.
+    private func writeOnce() {
+        let written = state.withLock { state in
+            state.isDirty = false
+            return state.written
+        }
+        let began = DispatchTime.now()
+        let snapshot = snapshot(written)
+        if let snapshot { store.write(snapshot.records) }
+        let took = DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds
+        let (ready, isClean) = state.withLock { state -> ([Waiter], Bool) in
+            if let snapshot { state.written = max(state.written, snapshot.changes) }
+            // Nothing to write: nothing changed since, or the table is shut down, and
+            // nobody is owed anything more.
+            let covered = snapshot == nil ? UInt64.max : state.written
+            var ready: [Waiter] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.changes <= covered else { return false }
+                ready.append(waiter)
+                return true
+            }
+            let isClean = !state.isDirty
+            if isClean { state.isWriting = false }
+            return (ready, isClean)
+        }
+        for waiter in ready { waiter.resume() }
+        guard !isClean else { return }
+        let rest = DispatchTimeInterval.nanoseconds(Int(min(took, 1_000_000_000)) * Self.restPerWrite)
+        queue.asyncAfter(deadline: .now() + rest) { [self] in writeOnce() }
     }
 }
