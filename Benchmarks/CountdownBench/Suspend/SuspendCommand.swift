@@ -19,11 +19,12 @@ struct SuspendCommand {
         notifications: the worker told `background` before the freeze and `foreground` after it,
         as UIKit tells an app (650 ms and 2 s). Then killed and relaunched: the worker keeps its
         countdowns in a CountdownStore, is killed with SIGKILL (twice at random points; once in
-        the middle of a store write) and relaunched from the store each time. Then, where
-        libfaketime is installed (apt-get install faketime), the worker's wall clock set 1 h
-        forward mid-countdown, and two kills with the relaunches under a clock set 1 h forward
-        (the machine's clock is not touched; not back: libfaketime then holds back libdispatch's
-        monotonic timers too).
+        the middle of a store write; once relaunched only after the deadline) and relaunched from
+        the store each time; a countdown whose deadline passed while no worker ran is judged from
+        the restore. Then, where libfaketime is installed (apt-get install faketime), the worker's
+        wall clock set 1 h forward mid-countdown, and two kills with the relaunches under a clock
+        set 1 h forward (the machine's clock is not touched; less than 1 h on a machine up for
+        less than that, and never back: libfaketime arms monotonic timers its offset earlier).
 
         OPTIONS:
           --backend NAMES     Comma list of \(CountdownBackend.names.joined(separator: ", ")), or all (default).
@@ -97,6 +98,8 @@ struct SuspendCommand {
     static let killScenarios: [SuspendExperiment.Scenario] = [
         .init(name: "killed twice, relaunched", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil, kill: .atRandomPoints),
         .init(name: "killed mid-write, relaunched", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil, kill: .duringWrite),
+        .init(name: "killed, relaunched after the deadline", freezeAfterMs: 0, freezeMs: 0, pausedResumeAfterMs: nil,
+              kill: .relaunchedAfterDeadline),
     ]
 
     /// Made with libfaketime in the worker only; skipped, and said so, where it is missing or

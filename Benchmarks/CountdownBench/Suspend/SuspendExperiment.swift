@@ -31,6 +31,9 @@ struct SuspendExperiment: Sendable {
         case atRandomPoints = "random-points"
         /// Once, half-way through a write of the store (the worker pauses there for it).
         case duringWrite = "during-write"
+        /// Once, half-way through the countdown, and relaunched only after the deadline: the
+        /// app opened again once the code could be asked for again.
+        case relaunchedAfterDeadline = "after-deadline"
     }
 
     let backend: CountdownBackend
@@ -64,6 +67,11 @@ struct SuspendExperiment: Sendable {
         /// A finish is delivered once its write is done, so a slow write makes a late finish.
         var storeWrites: Int? = nil
         var longestStoreWriteMs: Double? = nil
+        /// For a kill: from each kill to the relaunched worker's restore, ms. A countdown whose
+        /// deadline passed in between cannot finish before the restore, and is judged from it.
+        var relaunchesMs: [Double]? = nil
+        /// For a kill: the countdowns whose deadline passed while no worker ran.
+        var deadlinesWhileDead: Int? = nil
         /// Whether it did what the backend's profile declares; and why, in words.
         let asDeclared: Bool
         var verdict: String
@@ -165,6 +173,8 @@ struct SuspendExperiment: Sendable {
             points = [early, Double.random(in: (early + 300)...(durationMs - 150))]
         case .duringWrite:
             points = [durationMs / 3]
+        case .relaunchedAfterDeadline:
+            points = [durationMs / 2]
         }
         var killedAt: [UInt64] = []
         var halfWritten = false
@@ -183,13 +193,36 @@ struct SuspendExperiment: Sendable {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             halfWritten = halfWritten || files.contains { $0.hasSuffix(".tmp") }
             if let clock, let jump = scenario.clockJumpSeconds { clock.set(seconds: jump) }
+            if kill == .relaunchedAfterDeadline {
+                SystemClocks.sleep(untilMonotonic: origin + UInt64(duration.nanoseconds) + 300_000_000)
+            }
             current = try WorkerProcess(arguments: arguments + ["--relaunch"], executable: executable, environment: clock?.environment ?? [:])
             workers.append(current)
         }
         _ = current.waitFor(.done, within: duration + .seconds(5))
-        var result = judge(workers.flatMap(\.received), starts: starts, continuedAt: killedAt.last ?? origin, pausedFor: 0)
+        // Each relaunch's restore: the first countdown it restored or found expired.
+        let restoredAt = workers.dropFirst().map { worker in
+            worker.received.lazy.compactMap { line -> UInt64? in
+                switch line.message {
+                case let .restored(_, _, at)?, let .expired(_, at)?: at
+                default: nil
+                }
+            }.first
+        }
+        // A deadline that passed while no worker ran is kept at the restore that followed.
+        let d = UInt64(duration.nanoseconds)
+        var notBefore: [Int: UInt64] = [:]
+        for (index, start) in starts {
+            for (killed, restored) in zip(killedAt, restoredAt) {
+                if let restored, start + d >= killed, start + d < restored { notBefore[index] = restored }
+            }
+        }
+        var result = judge(
+            workers.flatMap(\.received), starts: starts, continuedAt: killedAt.last ?? origin, pausedFor: 0, notBefore: notBefore)
         let killsAtMs = killedAt.map { Double($0 - origin) / 1e6 }
         result.killsAtMs = killsAtMs
+        result.relaunchesMs = zip(killedAt, restoredAt).compactMap { killed, restored in restored.map { Double($0 - killed) / 1e6 } }
+        result.deadlinesWhileDead = notBefore.count
         let writes = workers.flatMap(\.received).compactMap { if case let .wrote(ns)? = $0.message { Double(ns) / 1e6 } else { nil } }
         result.storeWrites = writes.count
         result.longestStoreWriteMs = writes.max()
@@ -198,14 +231,24 @@ struct SuspendExperiment: Sendable {
             result.leftHalfWrittenFile = halfWritten
             result.verdict += halfWritten ? ", mid-write (its half-written file was left)" : ", but no half-written file was left"
         }
+        if let relaunches = result.relaunchesMs, let slowest = relaunches.max() {
+            result.verdict += "; restored \(relaunches.map(Self.fmt).joined(separator: " and ")) ms after the kill"
+            if !notBefore.isEmpty {
+                result.verdict += " (\(notBefore.count) deadline(s) passed while no process ran: judged from the restore, "
+                    + "\(Self.fmt(slowest)) ms at most after the kill)"
+            }
+        }
         if let longest = writes.max() {
             result.verdict += "; \(writes.count) store writes, the longest \(String(format: "%.1f", longest)) ms"
         }
         return result
     }
 
+    /// `notBefore`: for a kill, the restore at which a countdown whose deadline passed while no
+    /// worker ran could first finish; the kill verdict judges its finish from there.
     private func judge(
-        _ lines: [WorkerProcess.Line], starts: [Int: UInt64], continuedAt: UInt64, pausedFor: UInt64
+        _ lines: [WorkerProcess.Line], starts: [Int: UInt64], continuedAt: UInt64, pausedFor: UInt64,
+        notBefore: [Int: UInt64] = [:]
     ) -> Result {
         let d = UInt64(duration.nanoseconds), t = UInt64(tick.nanoseconds)
         var finishes: [Int: [UInt64]] = [:]
@@ -239,13 +282,17 @@ struct SuspendExperiment: Sendable {
         let afterContinue = keysSorted.compactMap { index in
             finishes[index]?.first.map { Double(Int64($0) - Int64(continuedAt)) / 1e6 }
         }
+        // From the deadline, or from the restore when the deadline passed while no worker ran.
+        let afterPossible = keysSorted.compactMap { index in
+            finishes[index]?.first.map { Double(Int64($0) - Int64(max(starts[index]! + d + pausedFor, notBefore[index] ?? 0))) / 1e6 }
+        }
         let lost = keysSorted.filter { finishes[$0] == nil }.count
         let doubled = keysSorted.filter { (finishes[$0]?.count ?? 0) > 1 }.count
         let burstTicks = burst.values.max() ?? 0
         let (asDeclared, verdict) = Self.verdict(
             profile: try? backend.profile(), scenario: scenario, tickMs: tick.seconds * 1000,
-            durationMs: duration.seconds * 1000, finishErrors: finishErrors, afterContinue: afterContinue,
-            burst: burstTicks, lost: lost, doubled: doubled)
+            durationMs: duration.seconds * 1000, finishErrors: scenario.kill == nil ? finishErrors : afterPossible,
+            afterContinue: afterContinue, burst: burstTicks, lost: lost, doubled: doubled)
         let hasBurst = scenario.pausedResumeAfterMs == nil && scenario.clockJumpSeconds == nil && scenario.kill == nil
         return Result(
             backend: backend.description, scenario: scenario, keys: keys, finishErrorsMs: finishErrors,
@@ -324,7 +371,8 @@ struct SuspendExperiment: Sendable {
     }
 
     /// Killed and relaunched from the store: every countdown finishes once, never before its
-    /// original deadline, and within one tick after it. A backend whose declared drift
+    /// original deadline, and within one tick after it, or after the restore when its deadline
+    /// passed while no process ran (`finishErrors` are measured from the later of the two). A backend whose declared drift
     /// accumulates may be later, for reasons of its own (the operation-queue worker waits for
     /// a pool thread in the relaunched process), and the words say so.
     static func killVerdict(
@@ -335,13 +383,13 @@ struct SuspendExperiment: Sendable {
         guard let best = finishErrors.min(), let worst = finishErrors.max() else { return (false, "no finishes") }
         if best < -1 { return (false, "finished \(fmt(-best)) ms EARLY") }
         if worst <= tickMs {
-            return (true, "every countdown came back and finished once, \(fmt(best))…\(fmt(worst)) ms after its original deadline")
+            return (true, "every countdown came back and finished once, \(fmt(best))…\(fmt(worst)) ms after its original deadline (or its restore)")
         }
         let within = finishErrors.filter { $0 <= tickMs }.count
         return profile?.drift == .accumulates
             ? (true, "came back and finished once, \(fmt(best))…\(fmt(worst)) ms late (\(within) of \(finishErrors.count) within a tick): "
                 + "late for reasons of its own, as without a kill (drift accumulates, as declared)")
-            : (false, "came back, but finished up to \(fmt(worst)) ms after its original deadline (\(within) of \(finishErrors.count) within a tick)")
+            : (false, "came back, but finished up to \(fmt(worst)) ms after its original deadline or its restore (\(within) of \(finishErrors.count) within a tick)")
     }
 
     /// The wall clock set forward: an immune backend is not moved (it does not finish early;

@@ -70,7 +70,21 @@ import Testing
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let result = try experiment(backend, SuspendCommand.killScenarios[0])
         #expect(result.killsAtMs?.count == 2)
+        #expect(result.relaunchesMs?.count == 2 && result.relaunchesMs!.allSatisfy { $0 > 0 }, "\(result.verdict)")
         #expect(result.lostFinishes == 0 && result.doubledFinishes == 0, "\(result.verdict)")
+        #expect(result.asDeclared, "\(name): \(result.verdict)")
+    }
+
+    /// The app opened again after the code could be asked for again: every countdown is
+    /// reported expired at the restore, once, and judged from the restore, not the deadline.
+    @Test(.timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "run-loop"])
+    func relaunchedAfterTheDeadline(_ name: String) throws {
+        let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
+        let result = try experiment(backend, SuspendCommand.killScenarios[2])
+        #expect(result.deadlinesWhileDead == 3, "\(result.verdict)")
+        #expect(result.lostFinishes == 0 && result.doubledFinishes == 0, "\(result.verdict)")
+        // The restore came at least 300 ms after the deadline: so late against the deadline.
+        #expect(result.finishErrorsMs.count == 3 && result.finishErrorsMs.allSatisfy { $0 >= 300 }, "\(result.finishErrorsMs)")
         #expect(result.asDeclared, "\(name): \(result.verdict)")
     }
 
