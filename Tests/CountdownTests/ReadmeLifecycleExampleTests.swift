@@ -25,7 +25,8 @@ final class AppCountdowns: Sendable {
 
     /// UIKit: `observe(.default, background: UIApplication.didEnterBackgroundNotification,
     /// foreground: UIApplication.willEnterForegroundNotification)`. A backend that counts ticks
-    /// takes off the time the app spent frozen; for the others the calls cost nothing.
+    /// takes off the time the app spent frozen; the background waits until the store holds
+    /// every change, since the system may kill the suspended app without another word.
     func observe(_ center: NotificationCenter, background: Notification.Name, foreground: Notification.Name)
         -> [any NSObjectProtocol]
     {
