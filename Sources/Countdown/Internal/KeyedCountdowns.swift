@@ -371,7 +371,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         try state.withLock { state throws(CountdownStoreError) -> CountdownRestoration in
             guard !state.hasStore else { throw .alreadyAttached(path: writer.store.path) }
             if state.isShutDown, let first = records.first { throw .refused(key: first.key, .shutDown) }
-            let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
+            // The store's clocks first, the scheduler's last: the time left is read at the
+            // earlier instant and counted from the later one, so a restored deadline is never
+            // early (a snapshot reads them the other way round, for the same reason).
+            let wall = clocks.wall(), boot = clocks.boot()
+            let now = mechanism.now()
             var restoration = CountdownRestoration()
             var chosen: [(key: String, remaining: Duration, isPaused: Bool)] = []
             for record in records {
@@ -428,9 +432,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
     }
 
-    /// What the store keeps of every countdown now (lock held).
+    /// What the store keeps of every countdown now (lock held). The scheduler's clock first,
+    /// the store's last: a deadline is the time left then counted from a later instant, so it
+    /// is never early.
     private func storeSnapshot(of state: borrowing State, clocks: StoreClocks) -> StoreWriter.Snapshot {
-        let now = mechanism.now(), wall = clocks.wall(), boot = clocks.boot()
+        let now = mechanism.now()
+        let wall = clocks.wall(), boot = clocks.boot()
         var records: [CountdownRecord] = []
         records.reserveCapacity(state.indexByKey.count)
         for index in state.places.indices where state.places[index].isOccupied {

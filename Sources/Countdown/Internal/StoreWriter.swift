@@ -79,14 +79,16 @@ final class StoreWriter: Sendable {
     }
 
     /// Writes `last`, the table's countdowns at its shutdown, after any write under way, and
-    /// returns once the file holds it. Nothing is written after it: the shut-down table gives no
-    /// more snapshots, and whoever waits for a write is let go.
+    /// returns once the file holds it. Nothing is written after it (the shut-down table gives no
+    /// more snapshots), so nothing is waited for any more: whoever waits is let go, and whoever
+    /// asks later is told at once. (The shutdown's own changes, the cancelled countdowns, are
+    /// never written: a finish decided before it would otherwise wait for a write forever.)
     func writeLast(_ last: Snapshot) {
         queue.sync {
             let isNewer = state.withLock { $0.written < last.changes }
             if isNewer { store.write(last.records) }
             let waiters = state.withLock { state in
-                state.written = max(state.written, last.changes)
+                state.written = .max
                 defer { state.waiters = [] }
                 return state.waiters
             }
@@ -127,9 +129,10 @@ final class StoreWriter: Sendable {
         let took = DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds
         let (ready, isClean) = state.withLock { state -> ([Waiter], Bool) in
             if let snapshot { state.written = max(state.written, snapshot.changes) }
-            // Nothing to write: nothing changed since, or the table is shut down, and
-            // nobody is owed anything more.
-            let covered = snapshot == nil ? UInt64.max : state.written
+            // No snapshot: nothing changed since the last write, which covers every waiter that
+            // asked before this one read the table (one that asked later made it dirty), or the
+            // table is shut down, and its last write lets everyone go.
+            let covered = state.written
             var ready: [Waiter] = []
             state.waiters.removeAll { waiter in
                 guard waiter.changes <= covered else { return false }

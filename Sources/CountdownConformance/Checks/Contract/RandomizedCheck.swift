@@ -55,6 +55,10 @@ enum RandomizedCheck {
         for model in keys { model.resumeIfPaused(on: h, in: c) }
         c.expect(waitUntil(timeout: .seconds(30)) { s.activeCount == 0 },
                  "\(s.activeCount) countdowns still active 30 s after the last operation (seed \(seed))")
+        // A key is free once its finish is decided, which the contract does not bound from its
+        // delivery (a backend that keeps a store delivers it once the file is written): wait for
+        // every finish owed, then a little for anything late, before judging.
+        _ = waitUntil(timeout: .seconds(30)) { keys.allSatisfy { !$0.isAwaitingFinish } }
         settle(.milliseconds(50))
         h.queue.drain()
 
@@ -296,6 +300,11 @@ private final class KeyModel: @unchecked Sendable {
             model.pausedAtLeast += begin - since
             model.pausedSince = nil
         }
+    }
+
+    /// Whether an observer that was neither cancelled nor replaced has not heard its finish yet.
+    var isAwaitingFinish: Bool {
+        observers.contains { !$0.mustStaySilent && $0.revokedBy == nil && $0.recorder.finishes.isEmpty }
     }
 
     /// Checks every observer's events; returns how many finishes were heard.
