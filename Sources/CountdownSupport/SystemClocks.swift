@@ -38,6 +38,13 @@ public enum SystemClocks {
         #endif
     }
 
+    /// The CPU time the calling thread has used, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`):
+    /// what a piece of work cost, its waits for the disk or for other threads left out.
+    @inlinable
+    public static func threadCPU() -> UInt64 {
+        read(CLOCK_THREAD_CPUTIME_ID)
+    }
+
     /// Sleeps until the absolute instant `deadline` on ``monotonic()``: no drift accumulates
     /// over a loop of sleeps (what a pacer and a timer floor need).
     @inlinable

@@ -110,10 +110,12 @@ final class StoreWriter: Sendable {
         queue.async { [self] in writeOnce() }
     }
 
-    /// How long the writer rests after a write, for each unit of time the write took, while
-    /// changes keep coming: it spends at most a fifth of its time writing. Each write costs
-    /// the whole file, so a table that changes all the time would otherwise keep a core busy
-    /// rewriting it; a finish waits for at most about six writes' time instead of two.
+    /// How long the writer rests after a write, for each unit of CPU time the write took, while
+    /// changes keep coming: it spends at most a fifth of a core writing. Each write costs the
+    /// whole file, so a table that changes all the time would otherwise keep a core busy
+    /// rewriting it; a finish waits for about six writes' CPU time instead of two. CPU time,
+    /// not the time the write took: a write that waited for a slow disk cost no CPU, and
+    /// resting four times that wait would hold finishes back for nothing.
     static let restPerWrite = 4
 
     /// Reads the table once, writes everything it holds, tells the waiters the file now covers,
@@ -123,10 +125,10 @@ final class StoreWriter: Sendable {
             state.isDirty = false
             return state.written
         }
-        let began = DispatchTime.now()
+        let began = SystemClocks.threadCPU()
         let snapshot = snapshot(written)
         if let snapshot { store.write(snapshot.records) }
-        let took = DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds
+        let cost = SystemClocks.threadCPU() &- began
         let (ready, isClean) = state.withLock { state -> ([Waiter], Bool) in
             if let snapshot { state.written = max(state.written, snapshot.changes) }
             // No snapshot: nothing changed since the last write, which covers every waiter that
@@ -145,7 +147,7 @@ final class StoreWriter: Sendable {
         }
         for waiter in ready { waiter.resume() }
         guard !isClean else { return }
-        let rest = DispatchTimeInterval.nanoseconds(Int(min(took, 1_000_000_000)) * Self.restPerWrite)
+        let rest = DispatchTimeInterval.nanoseconds(Int(min(cost, 1_000_000_000)) * Self.restPerWrite)
         queue.asyncAfter(deadline: .now() + rest) { [self] in writeOnce() }
     }
 }
