@@ -60,7 +60,9 @@ struct ReadmeLifecycleExampleTests {
             let observers = app.observe(center, background: background, foreground: foreground)
             defer { for observer in observers { center.removeObserver(observer) } }
             try app.scheduler.start(key: "sms-code:+15550100", duration: .seconds(2)) { _ in }
-            try app.scheduler.start(key: "sms-code:+15550199", duration: .milliseconds(50)) { _ in }
+            // Long enough to outlast the background (which waits for the store's write) on a
+            // loaded machine; short enough to end while no app runs.
+            try app.scheduler.start(key: "sms-code:+15550199", duration: .milliseconds(400)) { _ in }
             app.scheduler.pause(key: "sms-code:+15550199")  // paused: stored, and restored, paused
             app.scheduler.resume(key: "sms-code:+15550199")
             center.post(name: background, object: nil)
@@ -68,7 +70,7 @@ struct ReadmeLifecycleExampleTests {
             #expect(app.scheduler.remaining(key: "sms-code:+15550100") != nil, "the foreground lost the countdown")
             app.scheduler.shutdown()  // before the short one finishes: the store keeps both
         }
-        settle(.milliseconds(100))
+        settle(.milliseconds(450))
 
         // The relaunch: the long countdown is back, the short one ended while no app ran.
         let expiredKeys = Locked<[String]>([])
