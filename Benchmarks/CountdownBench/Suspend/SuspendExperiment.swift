@@ -105,14 +105,14 @@ struct SuspendExperiment: Sendable {
         }
         var pausedAt: UInt64?
         if scenario.pausedResumeAfterMs != nil {
-            worker.send(.pause)
-            guard worker.waitFor(.paused, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not pause") }
+            guard worker.request(.pause, answer: .paused) else { throw SuspendError("the \(backend) worker did not pause: \(worker.state)") }
             pausedAt = worker.received.lazy.compactMap { if case let .paused(at)? = $0.message { at } else { nil } }.first
         }
         let notifies = scenario.notifiesLifecycle ?? false
         if notifies {
-            worker.send(.background)
-            guard worker.waitFor(.background, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not take the background") }
+            guard worker.request(.background, answer: .background) else {
+                throw SuspendError("the \(backend) worker did not take the background: \(worker.state)")
+            }
         }
         worker.stop()
         let stoppedAt = SystemClocks.monotonic()
@@ -122,14 +122,14 @@ struct SuspendExperiment: Sendable {
         let continuedAt = SystemClocks.monotonic()
         worker.continue()
         if notifies {
-            worker.send(.foreground)
-            guard worker.waitFor(.foreground, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not take the foreground") }
+            guard worker.request(.foreground, answer: .foreground) else {
+                throw SuspendError("the \(backend) worker did not take the foreground: \(worker.state)")
+            }
         }
         var pausedFor: UInt64 = 0
         if let resumeAfter = scenario.pausedResumeAfterMs, let pausedAt {
             SystemClocks.sleep(untilMonotonic: continuedAt + ms(resumeAfter))
-            worker.send(.resume)
-            guard worker.waitFor(.resumed, within: .seconds(5)) else { throw SuspendError("the \(backend) worker did not resume") }
+            guard worker.request(.resume, answer: .resumed) else { throw SuspendError("the \(backend) worker did not resume: \(worker.state)") }
             pausedFor = (worker.received.lazy.compactMap { if case let .resumed(at)? = $0.message { at } else { nil } }.first ?? continuedAt) - pausedAt
         }
         let limit = duration + .milliseconds(Int64(scenario.freezeMs)) + .seconds(5)
@@ -182,10 +182,8 @@ struct SuspendExperiment: Sendable {
         for point in points {
             SystemClocks.sleep(untilMonotonic: origin + UInt64(point * 1e6))
             if kill == .duringWrite {
-                let writes = current.count(.writing)
-                current.send(.churn)
-                guard current.waitFor(.writing, count: writes + 1, within: .seconds(5)) else {
-                    throw SuspendError("the \(backend) worker did not write its store")
+                guard current.request(.churn, answer: .writing) else {
+                    throw SuspendError("the \(backend) worker did not write its store: \(current.state)")
                 }
             }
             current.killNow()

@@ -85,7 +85,8 @@ struct WorkerCommand {
             try scheduler.start(key: "key-\(index)", duration: duration, observer: observer(index))
         }
         let commands = Thread {
-            while let line = readLine() {
+            var input = InstructionLines()
+            while let line = input.next() {
                 switch WorkerInstruction(rawValue: line) {
                 case .pause:
                     for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
@@ -143,6 +144,29 @@ struct WorkerCommand {
             keyed.attach(key: key, observer: observer(index(key)))
         }
         return restored.count
+    }
+}
+
+/// The parent's instructions, a line each, read from stdin with read(2). Not `readLine()`: the
+/// C library's stdio gives up on a read a signal interrupts and reports the end of the input,
+/// and this process is stopped and continued on purpose; an instruction must never be lost.
+struct InstructionLines {
+    private var pending: [UInt8] = []
+
+    /// The next line, without its newline; nil at the end of the input (the parent is gone).
+    mutating func next() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            pending += buffer[..<count]
+        }
     }
 }
 

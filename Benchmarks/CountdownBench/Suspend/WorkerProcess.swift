@@ -67,6 +67,31 @@ final class WorkerProcess: Sendable {
         try? input.write(contentsOf: Data((instruction.rawValue + "\n").utf8))
     }
 
+    /// Sends `instruction` and waits until the worker answers with one more message of kind
+    /// `answer`; without an answer it sends the instruction again every second, up to `limit`.
+    /// Every instruction is safe to repeat (a second background keeps the first one's mark; a
+    /// second pause, resume or foreground changes nothing). False at the limit.
+    ///
+    /// Repeated because one regeneration of the suspension table saw a worker never answer a
+    /// `foreground` sent right after SIGCONT, which 30 runs since could not reproduce.
+    func request(_ instruction: WorkerInstruction, answer: WorkerMessage.Kind, within limit: Duration = .seconds(5)) -> Bool {
+        let before = count(answer)
+        let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
+        repeat {
+            send(instruction)
+            let left = Duration.nanoseconds(Int64(deadline &- min(deadline, SystemClocks.monotonic())))
+            if waitFor(answer, count: before + 1, within: min(.seconds(1), left)) { return true }
+        } while SystemClocks.monotonic() < deadline
+        return false
+    }
+
+    /// For an error message: whether the process still runs, and its last lines.
+    var state: String {
+        let last = lines.withLock { $0.suffix(3).map { $0.message?.line ?? "?" } }
+        return (process.isRunning ? "still running" : "exited (\(process.terminationStatus))")
+            + "; its last lines: " + (last.isEmpty ? "none" : last.joined(separator: " | "))
+    }
+
     func stop() { kill(pid, SIGSTOP) }
     func `continue`() { kill(pid, SIGCONT) }
 
