@@ -84,36 +84,43 @@ struct WorkerCommand {
             lines.write(.started(index: index, at: SystemClocks.monotonic()))
             try scheduler.start(key: "key-\(index)", duration: duration, observer: observer(index))
         }
+        // Held while an instruction is carried out: the last finish may come from inside one
+        // (a foreground that finishes what the freeze overran), and the process must not end
+        // before that instruction has answered.
+        let handling = Locked(())
+        let carryOut: @Sendable (String) -> Void = { line in
+            switch WorkerInstruction(rawValue: line) {
+            case .pause:
+                for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
+                lines.write(.paused(at: SystemClocks.monotonic()))
+            case .resume:
+                for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
+                lines.write(.resumed(at: SystemClocks.monotonic()))
+            case .background:
+                scheduler.enteredBackground()
+                lines.write(.background(at: SystemClocks.monotonic()))
+            case .foreground:
+                scheduler.enteredForeground()
+                lines.write(.foreground(at: SystemClocks.monotonic()))
+            case .churn:
+                _ = try? scheduler.start(key: "churn", duration: .seconds(60)) { _ in }
+                scheduler.cancel(key: "churn")
+            case .quit:
+                exit(0)
+            case nil:
+                lines.write(.unknown(line))
+            }
+        }
         let commands = Thread {
             var input = InstructionLines()
             while let line = input.next() {
-                switch WorkerInstruction(rawValue: line) {
-                case .pause:
-                    for index in 0..<keys { scheduler.pause(key: "key-\(index)") }
-                    lines.write(.paused(at: SystemClocks.monotonic()))
-                case .resume:
-                    for index in 0..<keys { scheduler.resume(key: "key-\(index)") }
-                    lines.write(.resumed(at: SystemClocks.monotonic()))
-                case .background:
-                    scheduler.enteredBackground()
-                    lines.write(.background(at: SystemClocks.monotonic()))
-                case .foreground:
-                    scheduler.enteredForeground()
-                    lines.write(.foreground(at: SystemClocks.monotonic()))
-                case .churn:
-                    _ = try? scheduler.start(key: "churn", duration: .seconds(60)) { _ in }
-                    scheduler.cancel(key: "churn")
-                case .quit:
-                    exit(0)
-                case nil:
-                    lines.write(.unknown(line))
-                }
+                handling.withLock { _ in carryOut(line) }
             }
         }
         commands.start()
         for _ in 0..<awaited { finished.wait() }
         delivery.sync {}
-        lines.write(.done)
+        handling.withLock { _ in lines.write(.done) }
         scheduler.shutdown()
         return 0
     }

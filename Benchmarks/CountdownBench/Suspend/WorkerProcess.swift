@@ -68,20 +68,17 @@ final class WorkerProcess: Sendable {
     }
 
     /// Sends `instruction` and waits until the worker answers with one more message of kind
-    /// `answer`; without an answer it sends the instruction again every second, up to `limit`.
-    /// Every instruction is safe to repeat (a second background keeps the first one's mark; a
-    /// second pause, resume or foreground changes nothing). False at the limit.
-    ///
-    /// Repeated because one regeneration of the suspension table saw a worker never answer a
-    /// `foreground` sent right after SIGCONT, which 30 runs since could not reproduce.
+    /// `answer`. False at the limit, or when the worker is done first (its countdowns all
+    /// finished: it reads no more instructions).
     func request(_ instruction: WorkerInstruction, answer: WorkerMessage.Kind, within limit: Duration = .seconds(5)) -> Bool {
         let before = count(answer)
+        send(instruction)
         let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
-        repeat {
-            send(instruction)
-            let left = Duration.nanoseconds(Int64(deadline &- min(deadline, SystemClocks.monotonic())))
-            if waitFor(answer, count: before + 1, within: min(.seconds(1), left)) { return true }
-        } while SystemClocks.monotonic() < deadline
+        while SystemClocks.monotonic() < deadline {
+            if count(answer) > before { return true }
+            if count(.done) > 0 { return false }
+            SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
+        }
         return false
     }
 
