@@ -155,7 +155,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
             guard let keyed = inner as? KeyedCountdownScheduler else {
                 fatalError("\(backend) has no restore(from:): only built-in backends keep a store")
             }
-            return try StoredScheduler(keyed)
+            return StoredScheduler(keyed)
         }
     }
 

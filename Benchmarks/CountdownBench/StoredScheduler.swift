@@ -9,7 +9,7 @@ final class StoredScheduler: ForwardingScheduler, @unchecked Sendable {
     private let folder: String
     private let declared: CountdownProfile
 
-    init(_ inner: KeyedCountdownScheduler) throws(CountdownError) {
+    init(_ inner: KeyedCountdownScheduler) {
         folder = NSTemporaryDirectory() + "countdown-bench-store-\(UUID().uuidString)"
         declared = Self.profile(inner.profile)
         do {
@@ -18,8 +18,8 @@ final class StoredScheduler: ForwardingScheduler, @unchecked Sendable {
         } catch {
             inner.shutdown()
             try? FileManager.default.removeItem(atPath: folder)
-            // The benchmark's factories throw CountdownError; a store that cannot be made in a
-            // fresh temporary folder is a broken machine, not bad input.
+            // A store that cannot be made in a fresh temporary folder is a broken machine, not
+            // bad input.
             fatalError("countdown-bench: cannot make a store in \(folder): \(error)")
         }
         super.init(inner)

@@ -34,7 +34,17 @@ struct ReadmeSnippetTests {
         return lines
     }
 
-    static let files = ["ReadmeExampleTests", "ReadmeAsyncExampleTests", "ReadmeLifecycleExampleTests", "ReadmeConformanceExampleTests"]
+    /// Every `Readme…ExampleTests.swift` beside this file.
+    static let files: [String] = {
+        let folder = root.appendingPathComponent("Tests/CountdownTests").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix("Readme") && $0.hasSuffix("ExampleTests.swift") }
+            .map { String($0.dropLast(".swift".count)) }.sorted()
+    }()
+
+    @Test("the README's examples are found") func examplesAreFound() {
+        #expect(Self.files.count >= 4, "\(Self.files)")
+    }
 
     @Test("each example in the README is the tested code", arguments: files)
     func exampleIsTheTestedCode(_ name: String) throws {

@@ -224,11 +224,17 @@ struct StoreTests {
         let scheduler = try scheduler()
         try scheduler.restore(from: disk.store(folder))
         disk.block()
-        // Each of these returns while the disk is stuck (a write waiting on the test): had one
-        // waited for its write, the test would hang here, and its time limit fail it.
-        try scheduler.start(key: "sms", duration: .seconds(30)) { _ in }
-        try scheduler.start(key: "mail", duration: .seconds(30)) { _ in }
-        #expect(scheduler.pause(key: "mail") && scheduler.resume(key: "mail") && scheduler.cancel(key: "mail"))
+        // Each of these returns while the disk is stuck (a write waiting on the test); run on a
+        // thread of their own, so that one waiting for its write fails here instead of hanging.
+        let calls = Locked(false)
+        let changes = inBackground {
+            let started = (try? scheduler.start(key: "sms", duration: .seconds(30)) { _ in }) != nil
+                && (try? scheduler.start(key: "mail", duration: .seconds(30)) { _ in }) != nil
+            let changed = scheduler.pause(key: "mail") && scheduler.resume(key: "mail") && scheduler.cancel(key: "mail")
+            calls.withLock { $0 = started && changed }
+        }
+        #expect(waitUntil { changes.withLock { $0 } }, "a start, pause, resume or cancel waited for the stuck disk")
+        #expect(calls.withLock { $0 }, "a start, pause, resume or cancel was refused")
         #expect(waitUntil { disk.blockedWrites.withLock { $0 } == 1 }, "no write began")
         #expect(try stored(folder).isEmpty, "the stuck write already reached the file")
 
@@ -242,7 +248,8 @@ struct StoreTests {
 
         // A shutdown waits as well: what ran before it is there at the next launch.
         disk.block()
-        try scheduler.start(key: "last", duration: .seconds(30)) { _ in }
+        let lastStarted = inBackground { _ = try? scheduler.start(key: "last", duration: .seconds(30)) { _ in } }
+        #expect(waitUntil { lastStarted.withLock { $0 } }, "a start waited for the stuck disk")
         let shutdown = inBackground { scheduler.shutdown() }
         #expect(waitUntil { disk.blockedWrites.withLock { $0 } == 2 })
         settle(.milliseconds(200))

@@ -73,13 +73,7 @@ final class WorkerProcess: Sendable {
     func request(_ instruction: WorkerInstruction, answer: WorkerMessage.Kind, within limit: Duration = .seconds(5)) -> Bool {
         let before = count(answer)
         send(instruction)
-        let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
-        while SystemClocks.monotonic() < deadline {
-            if count(answer) > before { return true }
-            if count(.done) > 0 { return false }
-            SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
-        }
-        return false
+        return poll(within: limit) { count(answer) > before ? true : count(.done) > 0 ? false : nil }
     }
 
     /// For an error message: whether the process still runs, and its last lines.
@@ -108,9 +102,14 @@ final class WorkerProcess: Sendable {
 
     /// Waits until a message of `kind` arrives (or `count` of them); false at the limit.
     func waitFor(_ kind: WorkerMessage.Kind, count: Int = 1, within limit: Duration) -> Bool {
+        poll(within: limit) { self.count(kind) >= count ? true : nil }
+    }
+
+    /// Asks `decide` every 2 ms until it answers; false when it has not by the limit.
+    private func poll(within limit: Duration, _ decide: () -> Bool?) -> Bool {
         let deadline = SystemClocks.monotonic() + UInt64(limit.nanoseconds)
         while SystemClocks.monotonic() < deadline {
-            if self.count(kind) >= count { return true }
+            if let answer = decide() { return answer }
             SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() + 2_000_000)
         }
         return false

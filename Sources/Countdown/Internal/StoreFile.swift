@@ -23,11 +23,11 @@ enum StoreFile {
     /// The file's body: `{"countdowns": [...]}`; a running record has `wallDeadlineNs`,
     /// `bootDeadlineNs` and `bootID` (absent when the boot's identity could not be read), a
     /// paused one `pausedRemainingNs`.
-    private struct Body: Codable {
+    private struct Body: Decodable {
         var countdowns: [Entry]
     }
 
-    private struct Entry: Codable {
+    private struct Entry: Decodable {
         var key: String
         var wallDeadlineNs: Int64?
         var bootDeadlineNs: Int64?

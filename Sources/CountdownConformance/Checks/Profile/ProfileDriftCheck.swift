@@ -51,7 +51,7 @@ enum ProfileDriftCheck {
             c.inconclusive("every round was stalled (\(stalled) of \(measured) rounds)")
             return
         }
-        let drift = drifts.sorted()[drifts.count / 2]  // ns per tick
+        let drift = median(drifts)  // ns per tick
         c.figure(String(format: "the ticks drift %.1f µs per tick from start + k·T (median of %d rounds of %@; %d of %d rounds stalled)",
                         drift / 1000, drifts.count, "\(duration)", stalled, measured))
         let observed: CountdownProfile.Drift
@@ -73,7 +73,8 @@ enum ProfileDriftCheck {
                 slopes.append(Double(Int64(fires[j]) - Int64(fires[i])) / Double(j - i))
             }
         }
-        slopes.sort()
-        return slopes[slopes.count / 2]
+        return median(slopes)
     }
+
+    private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }
