@@ -15,6 +15,7 @@ enum BenchCommand {
           suspend       Each backend in a child process frozen with SIGSTOP and continued: what the freeze did.
           list          Each backend's name, mechanism and declared profile.
           conformance   The conformance suite on each backend: checks × backends.
+          guide         The README's decision table, written from every machine's files in results/.
 
         OPTIONS:
           -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
@@ -66,6 +67,8 @@ enum BenchCommand {
                 return try ListCommand(arguments: rest).run(&output)
             case "conformance":
                 return try ConformanceCommand(arguments: rest).run(&output)
+            case "guide":
+                return try GuideCommand(arguments: rest).run(&output)
             default:
                 throw UsageError("unknown subcommand '\(subcommand)' (try --help)")
             }

@@ -138,15 +138,7 @@ struct ConformanceCommand {
     }
 
     private func json(_ reports: [ConformanceReport]) throws -> String {
-        struct Document: Encodable {
-            let machine: Machine
-            let seed: UInt64
-            let randomizedOperations: Int
-            let reports: [ConformanceReport]
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(machine: .current, seed: options.seed, randomizedOperations: options.randomizedOperations, reports: reports)
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+        try ConformanceDocument(machine: .current, seed: options.seed, randomizedOperations: options.randomizedOperations, reports: reports)
+            .encoded()
     }
 }

@@ -5,9 +5,6 @@ struct MarkdownRunReport {
     /// Other files in the output folder worth pointing at (conformance results, other runs).
     let neighbours: [String]
 
-    /// One frame at 60 Hz: a label updated later than this is visibly late.
-    static let frameMs = 1000.0 / 60
-
     func render() -> String {
         let d = document, tables = RunTables(document: d)
         var out = "# countdown-bench run\n\n"
@@ -24,7 +21,7 @@ struct MarkdownRunReport {
         out += "\n"
 
         out += "## What keeps up\n\n"
-        out += "The largest N at which each backend, with starts spread over a tick, delivered 99 % of its ticks within one 60 Hz frame (\(ReportFormat.milliseconds(Self.frameMs))) of their ideal time and finished every countdown within the limit:\n\n"
+        out += "The largest N at which each backend, with starts spread over a tick, delivered 99 % of its ticks within one 60 Hz frame (\(ReportFormat.milliseconds(KeepsUp.frameMs))) of their ideal time and finished every countdown within the limit:\n\n"
         out += markdownTable(columns: ["backend", "keeps up to N", "p99 there", "CPU there", "next N", "what happened there"], rows: keepsUp())
         out += "\n## Charts\n\n"
         for (file, _) in RunCharts(document: d).files { out += "![\(file)](\(file))\n\n" }
@@ -49,18 +46,8 @@ struct MarkdownRunReport {
     private func keepsUp() -> [[String]] {
         let tables = RunTables(document: document)
         return document.options.backends.map { backend in
-            let rows = document.configurations.filter { $0.backend == backend && $0.starts == .spread }.sorted { $0.count < $1.count }
-            let good = rows.filter { c in
-                guard let p99 = c[.tickP99], p99.isResolved, !p99.isLowerBound else { return false }
-                return c.outcome.isComplete && p99.value <= Self.frameMs
-            }
-            // The largest N below which every N kept up.
-            var best: RunDocument.Configuration?
-            for c in rows {
-                guard good.contains(where: { $0.count == c.count }) else { break }
-                best = c
-            }
-            let next = rows.first { $0.count > (best?.count ?? 0) }
+            let found = KeepsUp(backend, in: document)
+            let best = found?.best, next = found?.next
             return [
                 backend, best.map { ReportFormat.count($0.count) } ?? "none",
                 best.map { tables.cell($0, .tickP99) } ?? "—", best.map { tables.cell($0, .cpu) } ?? "—",

@@ -174,17 +174,7 @@ struct SuspendCommand {
     }
 
     static func json(_ results: [SuspendExperiment.Result]) throws -> String {
-        struct Document: Encodable {
-            let format = "countdown-bench.suspend"
-            let version = 1
-            let machine: Machine
-            let tickMs: Double
-            let durationMs: Double
-            let results: [SuspendExperiment.Result]
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(machine: .current, tickMs: tick.seconds * 1000, durationMs: duration.seconds * 1000, results: results)
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+        try SuspendDocument(machine: .current, tickMs: tick.seconds * 1000, durationMs: duration.seconds * 1000, results: results)
+            .encoded()
     }
 }
