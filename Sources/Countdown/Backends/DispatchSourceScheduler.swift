@@ -63,9 +63,7 @@ struct DispatchSourceMechanism: CountdownMechanism {
     let timerQueue: DispatchQueue
     let compensatesMissedTicks: Bool
 
-    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now.monotonic)
-    }
+    typealias Progress = TickCount
 
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant,
              table: KeyedCountdowns<Self>) -> OwnedDispatchTimer {

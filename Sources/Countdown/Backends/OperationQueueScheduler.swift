@@ -68,9 +68,7 @@ struct OperationQueueMechanism: CountdownMechanism {
         let wakeUp = DispatchSemaphore(value: 0)
     }
 
-    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now.monotonic)
-    }
+    typealias Progress = TickCount
 
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Worker {
         let worker = Worker()
@@ -92,20 +90,11 @@ struct OperationQueueMechanism: CountdownMechanism {
 
     func disarm(_ worker: Worker) { worker.wakeUp.signal() }
 
-    /// The worker stays; woken, it finds the countdown paused and waits for a resume.
-    func pause(_ worker: Worker) -> Worker? {
-        worker.wakeUp.signal()
-        return worker
-    }
+    /// The worker lives as long as its countdown: woken at a pause, it finds the countdown
+    /// paused and waits for the wake-up of a resume.
+    var keepsHandleWhilePaused: Bool { true }
 
-    func resume(_ worker: Worker?, id: CountdownID, key: String, firstFire: MonotonicInstant,
-                table: KeyedCountdowns<Self>) -> Worker {
-        guard let worker else { return arm(id, key: key, firstFire: firstFire, table: table) }
-        worker.wakeUp.signal()
-        return worker
-    }
+    func wake(_ worker: Worker) { worker.wakeUp.signal() }
 
-    /// Workers that have not started yet are dropped; running ones were woken by `disarm`
-    /// and return at once.
     func shutdown() { queue.cancelAllOperations() }
 }

@@ -56,9 +56,7 @@ struct RunLoopMechanism: CountdownMechanism {
         init(_ timer: Timer) { self.timer = timer }
     }
 
-    func makeProgress(duration: Duration, at now: Moment) -> TickCount {
-        TickCount(duration: duration, tick: tick, now: now.monotonic)
-    }
+    typealias Progress = TickCount
 
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> TimerHandle {
         // `Timer(fire:…)`, not `Timer(timeInterval:repeats:block:)`: corelibs gives the latter a

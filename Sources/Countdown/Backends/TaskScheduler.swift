@@ -92,9 +92,7 @@ struct TaskMechanism: CountdownMechanism {
         return Moment(monotonic: now, clock: Int64(now.nanoseconds))
     }
 
-    func makeProgress(duration: Duration, at now: Moment) -> DeadlineTrack {
-        DeadlineTrack(duration: duration, tick: tick, at: now)
-    }
+    typealias Progress = DeadlineTrack
 
     /// Detached: the countdown belongs to the scheduler, not to the task or actor that
     /// started it, and must not inherit its cancellation or its task-local values.

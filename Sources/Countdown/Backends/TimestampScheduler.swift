@@ -93,9 +93,7 @@ struct TimestampMechanism: CountdownMechanism {
         }
     }
 
-    func makeProgress(duration: Duration, at now: Moment) -> DeadlineTrack {
-        DeadlineTrack(duration: duration, tick: tick, at: now)
-    }
+    typealias Progress = DeadlineTrack
 
     func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
 
@@ -105,6 +103,9 @@ struct TimestampMechanism: CountdownMechanism {
 
     /// Nothing to release: the queued item pops at its time and is found stale.
     func disarm(_ handle: Void) {}
+
+    /// The ticker finds a countdown by its place and arm: there is nothing to keep.
+    var keepsHandles: Bool { false }
 
     /// Its wake-ups run on the delivery queue, so a lingering drain takes no core from them.
     var deliveryMayLinger: Bool { true }

@@ -22,17 +22,18 @@ struct Moment: Sendable {
 }
 
 /// A backend's timing mechanism: the only part that differs between strategies. The shared
-/// ``KeyedCountdowns`` does the bookkeeping and calls these hooks **with its lock held**, so
-/// a hook must not block and must not call back into the table synchronously.
+/// ``KeyedCountdowns`` decides under its lock and calls these hooks after releasing it, so a
+/// hook may call back into the scheduler. A timer armed outside the lock may lose a race with
+/// a pause, a cancel or a finish: the table then has the driver disarm it, and a fire it makes
+/// meanwhile is recognised as stale.
 protocol CountdownMechanism: Sendable {
     associatedtype Progress: CountdownProgress
     /// What the mechanism keeps per countdown (a timer, a worker).
-    associatedtype Handle
+    associatedtype Handle: Sendable
 
-    /// The time now, as the mechanism's progress reads it.
+    /// The time now, as the mechanism's progress reads it. Called with the table's lock held,
+    /// as the clock must be read at the instant of the decision.
     func now() -> Moment
-
-    func makeProgress(duration: Duration, at now: Moment) -> Progress
 
     /// Called once, when the table is made: for a mechanism that drives every countdown from
     /// one place and needs the table itself, not per countdown.
@@ -42,15 +43,13 @@ protocol CountdownMechanism: Sendable {
     /// until ``disarm(_:)``.
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Handle
 
-    /// The countdown ended (finished, cancelled, shut down): release what `arm` made.
+    /// The countdown ended (finished, cancelled, paused, shut down), or the arm lost a race
+    /// with one of those: release what `arm` made.
     func disarm(_ handle: Handle)
 
-    /// Pausing; returns the handle to keep while paused, or nil when the mechanism disarmed.
-    func pause(_ handle: Handle) -> Handle?
-
-    /// Resuming; `handle` is what ``pause(_:)`` returned.
-    func resume(_ handle: Handle?, id: CountdownID, key: String, firstFire: MonotonicInstant,
-                table: KeyedCountdowns<Self>) -> Handle
+    /// Only with ``keepsHandleWhilePaused``: the countdown was paused or resumed; have the
+    /// handle look at the table again.
+    func wake(_ handle: Handle)
 
     /// The next interval is shorter than a tick: move the next fire to `nextFire`.
     func shorten(_ handle: Handle, nextFire: MonotonicInstant)
@@ -66,6 +65,13 @@ protocol CountdownMechanism: Sendable {
     /// takes every timer down at once says false, and is spared N disarms (the run loop's cost
     /// O(N) each).
     var disarmsEachOnShutdown: Bool { get }
+    /// Whether the table keeps what ``arm(_:key:firstFire:table:)`` returns. False for a
+    /// mechanism whose timers find a countdown by its place and arm alone (the shared ticker):
+    /// it is spared a second visit to the table's lock per arm.
+    var keepsHandles: Bool { get }
+    /// Whether a countdown's handle stays across a pause, woken (``wake(_:)``) instead of
+    /// disarmed and armed again: a worker that lives as long as its countdown.
+    var keepsHandleWhilePaused: Bool { get }
 }
 
 extension CountdownMechanism {
@@ -73,20 +79,13 @@ extension CountdownMechanism {
 
     func bind(to table: KeyedCountdowns<Self>) {}
 
-    /// By default pausing stops the timer, and resuming arms a new one.
-    func pause(_ handle: Handle) -> Handle? {
-        disarm(handle)
-        return nil
-    }
-
-    func resume(_ handle: Handle?, id: CountdownID, key: String, firstFire: MonotonicInstant,
-                table: KeyedCountdowns<Self>) -> Handle {
-        arm(id, key: key, firstFire: firstFire, table: table)
-    }
+    func wake(_ handle: Handle) {}
 
     func shorten(_ handle: Handle, nextFire: MonotonicInstant) {}
 
     func shutdown() {}
     var deliveryMayLinger: Bool { false }
     var disarmsEachOnShutdown: Bool { true }
+    var keepsHandles: Bool { true }
+    var keepsHandleWhilePaused: Bool { false }
 }

@@ -1,6 +1,9 @@
 /// How a backend knows how much time is left: the strategy's notion of time, kept apart from
 /// the timer that wakes it up.
 protocol CountdownProgress: Sendable {
+    /// A countdown of `duration` starting at `now`, ticking every `tick`.
+    init(duration: Duration, tick: Duration, at now: Moment)
+
     /// Time left now; frozen while paused; zero once the deadline has passed.
     func remaining(at now: Moment) -> Duration
 

@@ -1,12 +1,12 @@
-/// Events decided under the table's lock, waiting for the delivery queue.
+/// Events the table decided, waiting for the delivery queue, in the order they were decided.
 ///
-/// The table decides events into a buffer of its own, and hands the buffer over at the end of
-/// each locked section, in the order the events were decided; the delivery queue takes all
-/// that is pending as one batch. A wake-up that decides a thousand events costs one hop to the
-/// queue, not a thousand, and the delivery queue never waits for the table's lock. Buffers
-/// are swapped, not copied, and reused, so after warm-up no event allocates.
+/// Each decision's events come with a ticket numbered under the table's lock; they are handed
+/// over after it is released, and taken in ticket order, so events decided on two threads are
+/// heard in the order they were decided. The delivery queue takes all that is pending as one
+/// batch: a wake-up that decides a thousand events costs one hop to the queue, not a thousand.
+/// Buffers are swapped and reused, so after warm-up an event allocates nothing here.
 struct Outbox: ~Copyable {
-    struct Delivery {
+    struct Delivery: Sendable {
         let slot: ObserverSlot
         let event: CountdownEvent
     }
@@ -16,16 +16,27 @@ struct Outbox: ~Copyable {
     /// Whether a drain is queued that will take what is pending.
     private var drainQueued = false
 
-    /// Takes every delivery in `decided` (leaving it empty, with room). Returns true when the
-    /// caller must queue a drain (none is queued yet).
-    mutating func absorb(_ decided: inout ContiguousArray<Delivery>) -> Bool {
-        if pending.isEmpty {
-            swap(&pending, &decided)
-        } else {
-            pending.append(contentsOf: decided)
-            decided.removeAll(keepingCapacity: true)
+    /// The ticket whose events are taken next.
+    private var nextTicket: UInt64 = 0
+    /// Events handed over before those of an earlier ticket: they wait for them.
+    private var early: [UInt64: SmallList<Delivery>] = [:]
+
+    /// Takes the events of the decision numbered `ticket`, in ticket order. Returns true when
+    /// the caller must queue a drain (none is queued yet).
+    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64) -> Bool {
+        guard ticket == nextTicket else {
+            assert(ticket &- nextTicket < 1 << 32, "ticket \(ticket) handed over twice, or never numbered")
+            early[ticket] = events
+            events = SmallList()
+            return false
         }
-        guard !drainQueued else { return false }
+        events.removeAll { pending.append($0) }
+        nextTicket &+= 1
+        while !early.isEmpty, var next = early.removeValue(forKey: nextTicket) {
+            next.removeAll { pending.append($0) }
+            nextTicket &+= 1
+        }
+        guard !pending.isEmpty, !drainQueued else { return false }
         drainQueued = true
         return true
     }

@@ -17,6 +17,10 @@ struct TickCount: CountdownProgress {
     private var backgroundRemaining: Int64 = -1
     private var backgroundBoot: Int64 = 0
 
+    init(duration: Duration, tick: Duration, at now: Moment) {
+        self.init(duration: duration, tick: tick, now: now.monotonic)
+    }
+
     init(duration: Duration, tick: Duration, now: MonotonicInstant) {
         self.tick = tick
         self.counted = duration

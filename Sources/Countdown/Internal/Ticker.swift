@@ -50,7 +50,7 @@ final class Ticker: Sendable {
         state.withLock { $0.table = table }
     }
 
-    /// Called with the table's lock held; takes only the ticker's own lock.
+    /// Called by the driver once the table's lock is released; takes only the ticker's own lock.
     func schedule(_ item: DueItem) {
         state.withLock { state in
             state.queue.insert(item)

@@ -1,0 +1,602 @@
+/// The keyed bookkeeping every backend shares, as a value: key → countdown, the slab, every
+/// transition of the contract, the app's lifecycle and the store's change count.
+///
+/// Every operation takes the instant it happens at and returns a ``Decision``: its answer, and
+/// the ``Actions`` the driver carries out once it has let go of the table's lock (hand events to
+/// the outbox, arm or disarm a timer, revoke an observer, end a stream, ask for a store
+/// write). Nothing here locks, reads a clock, touches a timer or calls an observer, so the
+/// contract's transitions are tested with made-up instants, and a mechanism's hooks, run by
+/// the driver, may call back into the scheduler.
+///
+/// Countdowns live in a slab: a countdown is a place (an integer) in a chunked array, found
+/// from its key through a sharded dictionary, and timers name it by place, never by key, so a
+/// fire costs no hashing. Freed places are reused; a place's `serial` and `arm` outlive its
+/// occupants, so a timer of an earlier occupant, or one armed for a pause since undone, is
+/// recognised as stale.
+///
+/// The events a decision holds carry a ticket, numbered in the order the decisions were made
+/// under the lock; the driver hands them to the ``Outbox`` after releasing it, and the outbox
+/// takes them in ticket order. So the order of the decisions, whichever thread made them, is
+/// the order observers hear them in (remaining never goes up, nothing follows a finish).
+struct CountdownTable<Progress: CountdownProgress, Handle> {
+    /// What the table is told once, at the start.
+    struct Rules {
+        let tick: Duration
+        let maximumDuration: Duration
+        let capacity: Int?
+        /// The driver hands back what an arm made (``CountdownTable/keep(_:for:)``); false for
+        /// a mechanism whose timers find the table by place alone (one ticker for all).
+        var keepsHandles = true
+        /// A countdown's handle stays across pauses and is woken instead of disarmed and
+        /// armed again (a worker that sleeps between ticks).
+        var keepsHandleWhilePaused = false
+        /// A shutdown disarms every countdown; false when the mechanism's own shutdown takes
+        /// every timer down at once.
+        var disarmsEachOnShutdown = true
+    }
+
+    /// What the driver does, in order, after releasing the lock.
+    enum Effect {
+        case arm(CountdownID, key: String, firstFire: MonotonicInstant)
+        case disarm(Handle)
+        /// A handle kept while paused: look at the table again (paused, resumed, gone).
+        case wake(Handle)
+        case shorten(Handle, nextFire: MonotonicInstant)
+        /// The observer hears nothing more, from before the operation returns.
+        case revoke(ObserverSlot)
+        case endStream(@Sendable () -> Void)
+        /// Every countdown was retired at a shutdown: end the mechanism's threads.
+        case shutDownMechanism
+    }
+
+    /// An operation's answer and what is left to do.
+    struct Decision<Answer> {
+        var answer: Answer
+        var actions = Actions()
+
+        // Read-only views of the actions, for whoever inspects a decision (the tests).
+        var effects: SmallList<Effect> { actions.effects }
+        var events: SmallList<Outbox.Delivery> { actions.events }
+        var ticket: UInt64 { actions.ticket }
+        var persist: Bool { actions.persist }
+    }
+
+    /// What an operation left the driver to do. Not generic over the answer, so that the
+    /// driver carries it out in one specialized function.
+    struct Actions {
+        var effects = SmallList<Effect>()
+        /// The events decided, in order, for the outbox.
+        var events = SmallList<Outbox.Delivery>()
+        /// Where `events` go in the order of every decision's events: the outbox takes them
+        /// in ticket order, whichever thread hands them over first.
+        var ticket: UInt64 = 0
+        /// A change the store keeps was made: ask for a write.
+        var persist = false
+    }
+
+    enum FireResult: Equatable {
+        /// The fire belongs to a countdown that was paused, cancelled, finished or replaced.
+        case stale
+        /// Handled; the countdown continues and its next fire is due then.
+        case continues(nextFire: MonotonicInstant)
+        case finished
+    }
+
+    enum WorkerStep: Equatable {
+        case sleep(until: MonotonicInstant)
+        case waitForResume
+        case exit
+    }
+
+    /// A place in the slab: everything a countdown keeps, side by side, so that reaching a
+    /// countdown at random (a start, a cancel, a fire) costs one or two cache lines. Fields of
+    /// an empty place keep harmless values; `serial` and `arm` outlive its occupants.
+    struct Place {
+        var serial: UInt32 = 0
+        var arm: UInt32 = 0
+        /// The arm an `.arm` effect was decided for whose handle has not been kept yet.
+        var pendingArm: UInt32 = 0
+        var isPending = false
+        /// A shorten was decided while the handle was pending: done when it is kept.
+        var shortenPending = false
+        var isOccupied = false
+        var isPaused = false
+        var key = ""
+        var slot: ObserverSlot?
+        var progress: Progress
+        var handle: Handle?
+    }
+
+    let rules: Rules
+    private var indexByKey = KeyIndex()
+    private var places = ChunkedArray<Place>()
+    private var freePlaces: [UInt32] = []
+    /// How to end the event stream each attached stream's slot feeds. Kept here, not in every
+    /// slot: a slot is read on every delivery, and a million of them stay smaller.
+    private var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    /// The ticket of the next decision that decides events.
+    private var nextTicket: UInt64 = 0
+    private(set) var isShutDown = false
+    /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
+    /// resumed, or corrected at the foreground. Bumped by ``recordChange(_:)`` alone.
+    private(set) var changes: UInt64 = 0
+    /// Whether a store was attached (``restore(_:now:wall:boot:bootID:storePath:)``).
+    private(set) var hasStore = false
+    /// Between ``enteredBackground(now:boot:)`` and the foreground.
+    private(set) var isInBackground = false
+
+    init(rules: Rules) {
+        self.rules = rules
+    }
+
+    // MARK: - The scheduler's API
+
+    mutating func start(key: String, duration: Duration, observer slot: ObserverSlot, now: Moment)
+        throws(CountdownError) -> Decision<CountdownStart>
+    {
+        guard !key.isEmpty else { throw .emptyKey }
+        guard duration > .zero else { throw .nonPositiveDuration(duration) }
+        guard duration <= rules.maximumDuration else {
+            throw .durationAboveMaximum(duration, maximum: rules.maximumDuration)
+        }
+        guard !isShutDown else { throw .shutDown }
+        var decision = Decision(answer: CountdownStart.started)
+        if let index = placeOrReserve(key) {
+            decision.answer = .attached(remaining: attach(at: index, slot: slot, now: now, &decision.actions))
+            number(&decision.actions)
+            return decision
+        }
+        if let capacity = rules.capacity, indexByKey.count > capacity {
+            indexByKey.removeValue(forKey: key)
+            throw .capacityExceeded(capacity: capacity)
+        }
+        let progress = Progress(duration: duration, tick: rules.tick, at: now)
+        let id = occupy(key: key, slot: slot, progress: progress, &decision.actions)
+        arm(Int(id.index), &decision.actions)
+        decision.actions.events.append(.init(slot: slot, event: .tick(key, duration)))
+        number(&decision.actions)
+        return decision
+    }
+
+    /// `ended`: how to end the stream `slot` feeds, once it is revoked.
+    mutating func attach(key: String, observer slot: ObserverSlot, ended: (@Sendable () -> Void)? = nil, now: Moment)
+        -> Decision<Duration?>
+    {
+        var decision = Decision<Duration?>(answer: nil)
+        guard let index = place(of: key) else { return decision }
+        if let ended { streamEnds[ObjectIdentifier(slot)] = ended }
+        decision.answer = attach(at: index, slot: slot, now: now, &decision.actions)
+        number(&decision.actions)
+        return decision
+    }
+
+    /// Takes `slot`'s observer off the countdown under `key`, if it still observes it; the
+    /// countdown runs on, observed by no one.
+    mutating func detach(key: String, observer slot: ObserverSlot) -> Decision<Void> {
+        var decision = Decision(answer: ())
+        guard let index = place(of: key), places[index].slot === slot else { return decision }
+        revoke(slot, &decision.actions)
+        places[index].slot = .silent
+        return decision
+    }
+
+    mutating func cancel(key: String) -> Decision<Bool> {
+        var decision = Decision(answer: false)
+        guard let index = indexByKey.removeValue(forKey: key) else { return decision }
+        let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &decision.actions)
+        retire(slot, handle, &decision.actions)
+        decision.answer = true
+        return decision
+    }
+
+    mutating func pause(key: String, now: Moment) -> Decision<Bool> {
+        var decision = Decision(answer: false)
+        guard let index = place(of: key), !places[index].isPaused else { return decision }
+        places[index].arm &+= 1
+        places[index].progress.pause(at: now)
+        places[index].isPaused = true
+        stopTimer(index, &decision.actions)
+        recordChange(&decision.actions)
+        decision.answer = true
+        return decision
+    }
+
+    mutating func resume(key: String, now: Moment) -> Decision<Bool> {
+        var decision = Decision(answer: false)
+        guard let index = place(of: key), places[index].isPaused else { return decision }
+        places[index].arm &+= 1
+        places[index].progress.resume(at: now)
+        places[index].isPaused = false
+        restartTimer(index, &decision.actions)
+        recordChange(&decision.actions)
+        decision.answer = true
+        return decision
+    }
+
+    func remaining(key: String, now: Moment) -> Duration? {
+        place(of: key).map { places[$0].progress.remaining(at: now) }
+    }
+
+    /// The slot observing the countdown under `key` (``ObserverSlot/silent`` when nobody does).
+    func observer(of key: String) -> ObserverSlot? {
+        place(of: key).flatMap { places[$0].slot }
+    }
+
+    var activeKeys: [String] { indexByKey.keys }
+    var activeCount: Int { indexByKey.count }
+
+    // MARK: - The app's lifecycle
+
+    /// Marks, in every running countdown that counts ticks, the time the app went to the
+    /// background (`boot`: nanoseconds of the boot clock, which counts through a freeze).
+    mutating func enteredBackground(now: Moment, boot: Int64) -> Decision<Void> {
+        let decision = Decision(answer: ())
+        guard Progress.countsTicks, !isInBackground, !isShutDown else { return decision }
+        isInBackground = true
+        for index in places.indices where places[index].isOccupied && !places[index].isPaused {
+            places[index].progress.enteredBackground(at: now, boot: boot)
+        }
+        return decision
+    }
+
+    /// Takes off, in every countdown marked at the background, the time its ticks did not
+    /// count; tells its observer the corrected remaining time (or the finish), and moves its
+    /// timer onto the corrected grid.
+    mutating func enteredForeground(now: Moment, boot: Int64) -> Decision<Void> {
+        var decision = Decision(answer: ())
+        guard Progress.countsTicks, isInBackground else { return decision }
+        isInBackground = false
+        for index in places.indices where places[index].isOccupied {
+            guard let step = places[index].progress.enteredForeground(at: now, boot: boot) else { continue }
+            switch step {
+            case .finished:
+                finishCountdown(index, &decision.actions)
+            case .tick(let remaining):
+                decision.actions.events.append(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)))
+                places[index].arm &+= 1
+                stopTimer(index, &decision.actions)
+                restartTimer(index, &decision.actions)
+                recordChange(&decision.actions)
+            case .quiet:
+                break
+            }
+        }
+        number(&decision.actions)
+        return decision
+    }
+
+    // MARK: - The store
+
+    /// Restores `records` with no observer: running ones on their deadline (by the boot clock
+    /// within one boot, by the wall clock after a reboot), paused ones paused; refuses them all
+    /// if one is refused. `wall`, `boot`: the store's clocks, read before `now`, so that a
+    /// restored deadline is never early.
+    mutating func restore(_ records: [CountdownRecord], now: Moment, wall: Int64, boot: Int64, bootID: String?, storePath: String)
+        throws(CountdownStoreError) -> Decision<CountdownRestoration>
+    {
+        guard !hasStore else { throw .alreadyAttached(path: storePath) }
+        if isShutDown, let first = records.first { throw .refused(key: first.key, .shutDown) }
+        var restoration = CountdownRestoration()
+        var chosen: [(key: String, remaining: Duration, isPaused: Bool)] = []
+        for record in records {
+            if place(of: record.key) != nil {
+                restoration.kept.append(record.key)
+                continue
+            }
+            switch record.state {
+            case .paused(let remaining):
+                chosen.append((record.key, .nanoseconds(remaining), true))
+            case let .running(wallDeadline, bootDeadline, recordedBoot):
+                let sameBoot = recordedBoot != nil && recordedBoot == bootID
+                let left = sameBoot ? bootDeadline &- boot : wallDeadline &- wall
+                if left > 0 { chosen.append((record.key, .nanoseconds(left), false)) } else { restoration.expired.append(record.key) }
+            }
+        }
+        for countdown in chosen where countdown.remaining > rules.maximumDuration {
+            throw .refused(key: countdown.key, .durationAboveMaximum(countdown.remaining, maximum: rules.maximumDuration))
+        }
+        if let capacity = rules.capacity, indexByKey.count + chosen.count > capacity {
+            let first = chosen[max(0, capacity - indexByKey.count)].key
+            throw .refused(key: first, .capacityExceeded(capacity: capacity))
+        }
+        var decision = Decision(answer: restoration)
+        for countdown in chosen {
+            _ = placeOrReserve(countdown.key)
+            var progress = Progress(duration: countdown.remaining, tick: rules.tick, at: now)
+            if countdown.isPaused {
+                // Paused with no timer, as `pause` leaves it; `resume` arms one.
+                progress.pause(at: now)
+                let id = occupy(key: countdown.key, slot: .silent, progress: progress, &decision.actions)
+                places[Int(id.index)].isPaused = true
+                decision.answer.paused[countdown.key] = countdown.remaining
+            } else {
+                let id = occupy(key: countdown.key, slot: .silent, progress: progress, &decision.actions)
+                arm(Int(id.index), &decision.actions)
+                decision.answer.running[countdown.key] = countdown.remaining
+            }
+        }
+        hasStore = true
+        recordChange(&decision.actions)  // the file is written at once: the expired records leave it
+        return decision
+    }
+
+    /// What the store keeps of every countdown; nil when nothing changed since `written` (nil:
+    /// whatever the count), or once shut down (the store keeps what ran before the shutdown).
+    /// `now` is read before the store's clocks `wall` and `boot`: a deadline is the time left
+    /// then, counted from a later instant, so it is never early.
+    func snapshot(changedSince written: UInt64?, now: Moment, wall: Int64, boot: Int64, bootID: String?) -> StoreWriter.Snapshot? {
+        guard !isShutDown, changes != written else { return nil }
+        var records: [CountdownRecord] = []
+        records.reserveCapacity(indexByKey.count)
+        for index in places.indices where places[index].isOccupied {
+            let left = places[index].progress.remaining(at: now).nanoseconds
+            // A paused countdown whose deadline had passed is on its way to its finish: kept
+            // as a deadline that has passed, so that a restore reports it expired.
+            let state: CountdownRecord.State = places[index].isPaused && left > 0
+                ? .paused(remaining: left)
+                : .running(wallDeadline: wall &+ left, bootDeadline: boot &+ left, bootID: bootID)
+            records.append(CountdownRecord(key: places[index].key, state: state))
+        }
+        return StoreWriter.Snapshot(changes: changes, records: records)
+    }
+
+    /// Retires every countdown with no finish; the answer is the first call's (later ones do
+    /// nothing and answer false).
+    mutating func shutdown() -> Decision<Bool> {
+        var decision = Decision(answer: false)
+        guard !isShutDown else { return decision }
+        isShutDown = true
+        for index in places.indices where places[index].isOccupied {
+            let (_, slot, handle) = vacate(index, &decision.actions)
+            retire(slot, rules.disarmsEachOnShutdown ? handle : nil, &decision.actions)
+        }
+        places.removeAll()
+        freePlaces = []
+        indexByKey = KeyIndex()
+        decision.actions.effects.append(.shutDownMechanism)
+        decision.answer = true
+        return decision
+    }
+
+    // MARK: - Told by the mechanisms
+
+    /// What an `.arm` effect made for `id`: kept if the countdown is still armed so, else
+    /// disarmed (it lost a race with a pause, a cancel or a finish).
+    mutating func keep(_ handle: Handle, for id: CountdownID) -> Decision<Void> {
+        var decision = Decision(answer: ())
+        let index = Int(id.index)
+        guard index < places.count, places[index].isOccupied, places[index].serial == id.serial,
+              places[index].isPending, places[index].pendingArm == id.arm
+        else {
+            decision.actions.effects.append(.disarm(handle))
+            return decision
+        }
+        places[index].isPending = false
+        places[index].handle = handle
+        if places[index].shortenPending {
+            places[index].shortenPending = false
+            decision.actions.effects.append(.shorten(handle, nextFire: places[index].progress.nextFire))
+        }
+        // A pause or a resume decided while the worker was on its way found no handle to wake.
+        if rules.keepsHandleWhilePaused { decision.actions.effects.append(.wake(handle)) }
+        return decision
+    }
+
+    /// A timer fired for `id`. A tick-counting progress takes a tick off, whatever the time, or
+    /// `intervals` ticks when the timer says it missed some.
+    mutating func fire(_ id: CountdownID, now: Moment, intervals: Int = 1) -> Decision<FireResult> {
+        var decision = Decision(answer: FireResult.stale)
+        guard let index = armed(id), !places[index].isPaused else { return decision }
+        decision.answer = advance(index, now: now, intervals: intervals, &decision.actions)
+        number(&decision.actions)
+        return decision
+    }
+
+    /// The fires of `batch[chunk]`, due countdowns of a mechanism that drives every countdown
+    /// from one place; those that continue are moved to `batch[kept...]`, each with its next
+    /// fire, and `kept` counts them.
+    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment) -> Decision<Void> {
+        var decision = Decision(answer: ())
+        decision.actions.events.reserveCapacity(chunk.count)
+        for position in chunk {
+            let item = batch[position]
+            guard let index = armed(CountdownID(index: item.index, serial: 0, arm: item.arm)), !places[index].isPaused
+            else { continue }
+            if case .continues(let due) = advance(index, now: now, intervals: 1, &decision.actions) {
+                batch[kept] = DueItem(due: due, index: item.index, arm: item.arm)
+                kept += 1
+            }
+        }
+        number(&decision.actions)
+        return decision
+    }
+
+    /// For a worker that sleeps between fires: fires if the next fire is due, and says what to
+    /// do next. The worker lives as long as its countdown, across pauses, so it is recognised
+    /// by `serial`.
+    mutating func workerStep(_ id: CountdownID, now: Moment) -> Decision<WorkerStep> {
+        var decision = Decision(answer: WorkerStep.exit)
+        let index = Int(id.index)
+        guard index < places.count, places[index].serial == id.serial, places[index].isOccupied else { return decision }
+        if places[index].isPaused {
+            decision.answer = .waitForResume
+            return decision
+        }
+        let nextFire = places[index].progress.nextFire
+        guard now.monotonic >= nextFire else {
+            decision.answer = .sleep(until: nextFire)
+            return decision
+        }
+        switch advance(index, now: now, intervals: 1, &decision.actions) {
+        case .continues(let next): decision.answer = .sleep(until: next)
+        case .finished, .stale: decision.answer = .exit
+        }
+        number(&decision.actions)
+        return decision
+    }
+
+    // MARK: - Transitions
+
+    /// The place of the countdown armed as `id` says, if it is still armed so.
+    private func armed(_ id: CountdownID) -> Int? {
+        let index = Int(id.index)
+        guard index < places.count, places[index].arm == id.arm, places[index].isOccupied else { return nil }
+        return index
+    }
+
+    private func place(of key: String) -> Int? {
+        indexByKey[key].map(Int.init)
+    }
+
+    /// One probe of the dictionary: the place of the countdown under `key`, or nil after
+    /// entering `key` for the place ``occupy(key:slot:progress:_:)`` takes next.
+    private mutating func placeOrReserve(_ key: String) -> Int? {
+        indexByKey.valueOrInsert(key, freePlaces.last ?? UInt32(places.count)).map(Int.init)
+    }
+
+    /// Occupies the place ``placeOrReserve(_:)`` entered `key` for.
+    private mutating func occupy(key: String, slot: ObserverSlot, progress: Progress, _ actions: inout Actions) -> CountdownID {
+        let index: Int
+        if let free = freePlaces.popLast() {
+            index = Int(free)
+            places[index].key = key
+            places[index].slot = slot
+            places[index].progress = progress
+        } else {
+            index = places.count
+            places.append(Place(key: key, slot: slot, progress: progress))
+        }
+        places[index].isOccupied = true
+        places[index].isPaused = false
+        places[index].serial &+= 1
+        places[index].arm &+= 1
+        recordChange(&actions)
+        return id(of: index)
+    }
+
+    /// Empties the place, and returns what the countdown held; every id that named the place
+    /// becomes stale. `keyRemoved`: the caller already took the key out of the index.
+    private mutating func vacate(_ index: Int, keyRemoved: Bool = false, _ actions: inout Actions)
+        -> (key: String, slot: ObserverSlot, handle: Handle?)
+    {
+        let key = places[index].key
+        let slot = places[index].slot.take()!
+        let handle = places[index].handle.take()
+        places[index].key = ""
+        places[index].isOccupied = false
+        places[index].isPending = false
+        places[index].shortenPending = false
+        places[index].serial &+= 1
+        places[index].arm &+= 1
+        recordChange(&actions)
+        if !keyRemoved { indexByKey.removeValue(forKey: key) }
+        freePlaces.append(UInt32(index))
+        return (key, slot, handle)
+    }
+
+    /// The one place the store's change count moves.
+    private mutating func recordChange(_ actions: inout Actions) {
+        changes &+= 1
+        actions.persist = true
+    }
+
+    private func id(of index: Int) -> CountdownID {
+        CountdownID(index: UInt32(index), serial: places[index].serial, arm: places[index].arm)
+    }
+
+    /// Decides a timer for the countdown at `index`, at its current arm.
+    private mutating func arm(_ index: Int, _ actions: inout Actions) {
+        let id = id(of: index)
+        if rules.keepsHandles {
+            places[index].isPending = true
+            places[index].pendingArm = id.arm
+        }
+        actions.effects.append(.arm(id, key: places[index].key, firstFire: places[index].progress.nextFire))
+    }
+
+    /// The countdown at `index` was paused (its arm moved on): its timer stops.
+    private mutating func stopTimer(_ index: Int, _ actions: inout Actions) {
+        if rules.keepsHandleWhilePaused {
+            // The worker stays; woken, it finds the countdown paused. One on its way finds it so.
+            if let handle = places[index].handle { actions.effects.append(.wake(handle)) }
+            return
+        }
+        // A pending arm is now stale: its handle is disarmed when the driver hands it back.
+        places[index].isPending = false
+        places[index].shortenPending = false
+        if let handle = places[index].handle.take() { actions.effects.append(.disarm(handle)) }
+    }
+
+    /// The countdown at `index` runs again: a timer from its next fire.
+    private mutating func restartTimer(_ index: Int, _ actions: inout Actions) {
+        if rules.keepsHandleWhilePaused, places[index].handle != nil || places[index].isPending {
+            if let handle = places[index].handle { actions.effects.append(.wake(handle)) }
+            return
+        }
+        arm(index, &actions)
+    }
+
+    /// Replaces the observer of the countdown at `index` with `slot`'s, and tells it the time
+    /// left at once; returns that time.
+    private mutating func attach(at index: Int, slot: ObserverSlot, now: Moment, _ actions: inout Actions) -> Duration {
+        revoke(places[index].slot!, &actions)
+        places[index].slot = slot
+        let remaining = places[index].progress.remaining(at: now)
+        places[index].progress.told(remaining)
+        // A countdown whose deadline passed is finishing: the new observer hears the finish,
+        // never a tick of zero.
+        if remaining > .zero { actions.events.append(.init(slot: slot, event: .tick(places[index].key, remaining))) }
+        return remaining
+    }
+
+    private mutating func advance(_ index: Int, now: Moment, intervals: Int, _ actions: inout Actions) -> FireResult {
+        switch places[index].progress.advance(at: now, intervals: intervals) {
+        case .finished:
+            finishCountdown(index, &actions)
+            return .finished
+        case .tick(let remaining):
+            actions.events.append(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)))
+            let nextFire = places[index].progress.nextFire
+            if places[index].progress.nextIntervalIsShort {
+                if let handle = places[index].handle {
+                    actions.effects.append(.shorten(handle, nextFire: nextFire))
+                } else if places[index].isPending {
+                    places[index].shortenPending = true
+                }
+            }
+            return .continues(nextFire: nextFire)
+        case .quiet:
+            return .continues(nextFire: places[index].progress.nextFire)
+        }
+    }
+
+    /// The countdown at `index` finished: its place is freed before its observer hears it, and
+    /// the stream it fed ends with that finish.
+    private mutating func finishCountdown(_ index: Int, _ actions: inout Actions) {
+        let (key, slot, handle) = vacate(index, &actions)
+        if let handle { actions.effects.append(.disarm(handle)) }
+        if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
+        actions.events.append(.init(slot: slot, event: .finished(key)))
+    }
+
+    /// A countdown that ends without a finish: its observer hears nothing more.
+    private mutating func retire(_ slot: ObserverSlot, _ handle: Handle?, _ actions: inout Actions) {
+        revoke(slot, &actions)
+        if let handle { actions.effects.append(.disarm(handle)) }
+    }
+
+    /// Silences `slot`; a stream it fed ends.
+    private mutating func revoke(_ slot: ObserverSlot, _ actions: inout Actions) {
+        actions.effects.append(.revoke(slot))
+        if !streamEnds.isEmpty, let end = streamEnds.removeValue(forKey: ObjectIdentifier(slot)) {
+            actions.effects.append(.endStream(end))
+        }
+    }
+
+    /// Gives the events decided, if any, their place in the order of all events.
+    private mutating func number(_ actions: inout Actions) {
+        guard !actions.events.isEmpty else { return }
+        actions.ticket = nextTicket
+        nextTicket &+= 1
+    }
+}

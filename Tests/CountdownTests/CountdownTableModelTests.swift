@@ -1,0 +1,219 @@
+import Testing
+
+@testable import Countdown
+@testable import CountdownConformance
+
+/// 100 000 seeded random operations on the table, each answer and event compared with a
+/// reference model of the contract, in made-up time: a failure replays exactly from its seed.
+@Suite("CountdownTable against a model")
+struct CountdownTableModelTests {
+    typealias Table = CountdownTable<DeadlineTrack, Int>
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// What the contract says of one countdown.
+    struct Expected {
+        /// Running: its deadline, ms. Paused: nil, and `frozen` is the time left.
+        var deadline: Int?
+        var frozen: Int?
+        let ear: Ear
+        func remaining(at now: Int) -> Int { frozen ?? max(deadline! - now, 0) }
+    }
+
+    /// An observer checking the contract's promises about what it hears.
+    final class Ear: @unchecked Sendable {
+        // Used on the test's thread only.
+        var last: Int?
+        var finished = false
+        var problems: [String] = []
+        let key: String
+        lazy var slot = ObserverSlot { [unowned self] event in
+            if finished { problems.append("\(key): \(event) after the finish") }
+            switch event.kind {
+            case .finished:
+                finished = true
+            case .tick:
+                let ms = Int(event.remaining.nanoseconds / 1_000_000)
+                if ms <= 0 { problems.append("\(key): a tick of \(event.remaining)") }
+                if let last, ms > last { problems.append("\(key): a tick of \(ms) ms after one of \(last) ms") }
+                last = ms
+            }
+        }
+        init(key: String) { self.key = key }
+    }
+
+    struct Run {
+        static let origin: UInt64 = 1_000_000_000_000
+        static let keys = ["a", "b", "c", "d", "e", "f", "g", "h"]
+        static let capacity = 6
+        static let maximum = 10_000
+
+        var table = Table(rules: .init(tick: .milliseconds(100), maximumDuration: .milliseconds(maximum), capacity: capacity))
+        var now = 0
+        var model: [String: Expected] = [:]
+        var timers: [(due: UInt64, id: CountdownID)] = []
+        /// Every observer revoked so far (each kept alive by `ears`, so no identifier is reused).
+        var revoked: Set<ObjectIdentifier> = []
+        var nextHandle = 0
+        var finishes = 0
+        var ears: [Ear] = []
+
+        static func moment(_ ms: Int) -> Moment {
+            let ns = origin + UInt64(ms) * 1_000_000
+            return Moment(monotonic: MonotonicInstant(nanoseconds: ns), clock: Int64(ns))
+        }
+
+        static func ms(_ instant: MonotonicInstant) -> Int { Int((instant.nanoseconds - origin) / 1_000_000) }
+
+        /// Carries out a decision as a driver would: timers into the list, handles kept at once,
+        /// observers revoked; then delivers its events, checking that nobody revoked hears one.
+        mutating func carryOut<A>(_ decision: Table.Decision<A>) throws {
+            for effect in decision.effects {
+                switch effect {
+                case .arm(let id, _, let firstFire):
+                    timers.append((firstFire.nanoseconds, id))
+                    nextHandle += 1
+                    try carryOut(table.keep(nextHandle, for: id))
+                case .revoke(let slot):
+                    slot.revoke()
+                    revoked.insert(ObjectIdentifier(slot))
+                default:
+                    break
+                }
+            }
+            for delivery in decision.events {
+                if revoked.contains(ObjectIdentifier(delivery.slot)) {
+                    throw Failure(description: "\(delivery.event) decided for a revoked observer")
+                }
+                delivery.slot.deliver(delivery.event)
+            }
+        }
+
+        /// A countdown's observer that is let go (cancel, replaced) must be revoked by the same decision.
+        func expectRevoked<A>(_ ear: Ear?, by decision: Table.Decision<A>, _ what: String) throws {
+            guard let ear else { return }
+            let revokes = decision.effects.contains { if case .revoke(let slot) = $0 { slot === ear.slot } else { false } }
+            try expect(revokes, "\(what) did not revoke the observer it let go")
+        }
+
+        func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+            if !condition { throw Failure(description: message()) }
+        }
+
+        mutating func step(_ random: inout SplitMix) throws {
+            let key = Int.random(in: 0..<20, using: &random) == 0 ? "" : Self.keys.randomElement(using: &random)!
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0, 1:
+                let duration = Int.random(in: -5...(Self.maximum + 500), using: &random)
+                let ear = Ear(key: key)
+                ears.append(ear)
+                let expected: Result<CountdownStart, CountdownError>
+                if key.isEmpty { expected = .failure(.emptyKey) }
+                else if duration <= 0 { expected = .failure(.nonPositiveDuration(.milliseconds(duration))) }
+                else if duration > Self.maximum { expected = .failure(.durationAboveMaximum(.milliseconds(duration), maximum: .milliseconds(Self.maximum))) }
+                else if let running = model[key] { expected = .success(.attached(remaining: .milliseconds(running.remaining(at: now)))) }
+                else if model.count >= Self.capacity { expected = .failure(.capacityExceeded(capacity: Self.capacity)) }
+                else { expected = .success(.started) }
+                do {
+                    let decision = try table.start(key: key, duration: .milliseconds(duration), observer: ear.slot, now: Self.moment(now))
+                    try expect(expected == .success(decision.answer), "start(\(key), \(duration) ms) answered \(decision.answer), the model \(expected)")
+                    if decision.answer == .started {
+                        model[key] = Expected(deadline: now + duration, frozen: nil, ear: ear)
+                    } else {
+                        try expectRevoked(model[key]!.ear, by: decision, "start(\(key)) attaching")
+                        model[key] = Expected(deadline: model[key]!.deadline, frozen: model[key]!.frozen, ear: ear)
+                    }
+                    try carryOut(decision)
+                } catch let error as CountdownError {
+                    try expect(expected == .failure(error), "start(\(key), \(duration) ms) threw \(error), the model \(expected)")
+                }
+            case 2:
+                let ear = Ear(key: key)
+                ears.append(ear)
+                let decision = table.attach(key: key, observer: ear.slot, now: Self.moment(now))
+                let expected = model[key].map { Duration.milliseconds($0.remaining(at: now)) }
+                try expect(decision.answer == expected, "attach(\(key)) answered \(String(describing: decision.answer)), the model \(String(describing: expected))")
+                try expectRevoked(model[key]?.ear, by: decision, "attach(\(key))")
+                if let running = model[key] { model[key] = Expected(deadline: running.deadline, frozen: running.frozen, ear: ear) }
+                try carryOut(decision)
+            case 3:
+                let decision = table.cancel(key: key)
+                try expect(decision.answer == (model[key] != nil), "cancel(\(key)) answered \(decision.answer)")
+                try expectRevoked(model[key]?.ear, by: decision, "cancel(\(key))")
+                model[key] = nil
+                try carryOut(decision)
+            case 4:
+                let decision = table.pause(key: key, now: Self.moment(now))
+                let running = model[key].map { $0.frozen == nil } ?? false
+                try expect(decision.answer == running, "pause(\(key)) answered \(decision.answer)")
+                if running, let m = model[key] { model[key] = Expected(deadline: nil, frozen: m.remaining(at: now), ear: m.ear) }
+                try carryOut(decision)
+            case 5:
+                let decision = table.resume(key: key, now: Self.moment(now))
+                let paused = model[key].map { $0.frozen != nil } ?? false
+                try expect(decision.answer == paused, "resume(\(key)) answered \(decision.answer)")
+                if paused, let m = model[key] { model[key] = Expected(deadline: now + m.frozen!, frozen: nil, ear: m.ear) }
+                try carryOut(decision)
+            case 6:
+                let remaining = table.remaining(key: key, now: Self.moment(now))
+                let expected = model[key].map { Duration.milliseconds($0.remaining(at: now)) }
+                try expect(remaining == expected, "remaining(\(key)) is \(String(describing: remaining)), the model \(String(describing: expected))")
+                try expect(table.activeKeys.sorted() == model.keys.sorted(), "activeKeys \(table.activeKeys.sorted()), the model \(model.keys.sorted())")
+                try expect(table.activeCount == model.count, "activeCount \(table.activeCount), the model \(model.count)")
+            default:
+                try advance(by: Int.random(in: 0...700, using: &random))
+            }
+        }
+
+        /// Moves time on, firing every timer due on the way at its own instant, as a mechanism
+        /// that is never late would.
+        mutating func advance(by ms: Int) throws {
+            let target = now + ms
+            while let earliest = timers.indices.min(by: { timers[$0].due < timers[$1].due }),
+                  Self.ms(MonotonicInstant(nanoseconds: timers[earliest].due)) <= target {
+                let (due, id) = timers.remove(at: earliest)
+                now = Self.ms(MonotonicInstant(nanoseconds: due))
+                let decision = table.fire(id, now: Self.moment(now))
+                switch decision.answer {
+                case .continues(let next):
+                    timers.append((next.nanoseconds, id))
+                case .finished:
+                    let finished = model.first { $0.value.deadline != nil && $0.value.deadline! <= now }
+                    try expect(finished != nil, "a finish at \(now) ms that the model does not owe")
+                    try expect(finished!.value.deadline == now, "\(finished!.key) finished at \(now) ms, its deadline is \(finished!.value.deadline!) ms")
+                    model[finished!.key] = nil
+                    finishes += 1
+                case .stale:
+                    break
+                }
+                try carryOut(decision)
+            }
+            now = target
+            if let late = model.first(where: { $0.value.deadline.map { $0 <= now } ?? false }) {
+                throw Failure(description: "\(late.key) ran past its deadline \(late.value.deadline!) ms at \(now) ms")
+            }
+        }
+    }
+
+    @Test func replaysSeededOperationsAgainstTheModel() throws {
+        let seed: UInt64 = 0xC0FF_EE00_2026_1124
+        var random = SplitMix(seed: seed)
+        var run = Run()
+        for step in 0..<100_000 {
+            do {
+                try run.step(&random)
+            } catch {
+                Issue.record("seed \(seed), operation \(step), at \(run.now) ms: \(error)")
+                return
+            }
+        }
+        let problems = run.ears.flatMap(\.problems)
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        #expect(run.finishes > 1000, "the run finished countdowns (\(run.finishes)), not only started them")
+    }
+}
+
+/// The conformance suite's seeded generator, as the standard library's random functions take it.
+extension SplitMix: RandomNumberGenerator {}

@@ -1,0 +1,239 @@
+import Testing
+
+@testable import Countdown
+
+/// The keyed bookkeeping as a value, tested as `LifecycleTests` tests a progress: instants made
+/// up, no sleeps, no queues, no threads. Each test drives a table and reads its answers, the
+/// effects it decided and the events it holds for the outbox.
+@Suite("CountdownTable")
+struct CountdownTableTests {
+    typealias Table = CountdownTable<DeadlineTrack, Int>
+
+    static let origin: UInt64 = 1_000_000_000_000
+    /// `ms` after the origin, on both the timer clock and the progress's clock.
+    static func at(_ ms: Int) -> Moment {
+        let ns = origin + UInt64(ms) * 1_000_000
+        return Moment(monotonic: MonotonicInstant(nanoseconds: ns), clock: Int64(ns))
+    }
+
+    static func table(capacity: Int? = nil, keepsHandleWhilePaused: Bool = false) -> Table {
+        Table(rules: .init(
+            tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: capacity,
+            keepsHandleWhilePaused: keepsHandleWhilePaused))
+    }
+
+    /// An observer that writes down what it hears.
+    final class Ear: @unchecked Sendable {
+        // Written by `deliver` only, which these tests call on their own thread.
+        var heard: [CountdownEvent] = []
+        lazy var slot = ObserverSlot { [unowned self] in self.heard.append($0) }
+    }
+
+    /// Delivers the events a decision holds, as the delivery queue would.
+    static func deliver<A>(_ decision: Table.Decision<A>) {
+        for delivery in decision.events { delivery.slot.deliver(delivery.event) }
+    }
+
+    /// Carries out the effects a driver would that matter without a mechanism: revokes.
+    static func revoke<A>(_ decision: Table.Decision<A>) {
+        for case .revoke(let slot) in decision.effects { slot.revoke() }
+    }
+
+    static func arms<A>(_ decision: Table.Decision<A>) -> [CountdownID] {
+        decision.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }
+    }
+
+    @Test("bad input throws and changes nothing")
+    func badInput() throws {
+        var table = Self.table(capacity: 1)
+        _ = try table.start(key: "a", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
+        let changes = table.changes
+        let cases: [(String, Duration, CountdownError)] = [
+            ("", .seconds(1), .emptyKey),
+            ("b", .zero, .nonPositiveDuration(.zero)),
+            ("b", .seconds(-1), .nonPositiveDuration(.seconds(-1))),
+            ("b", .seconds(61), .durationAboveMaximum(.seconds(61), maximum: .seconds(60))),
+            ("b", .seconds(1), .capacityExceeded(capacity: 1)),
+        ]
+        for (key, duration, expected) in cases {
+            #expect(throws: expected) { try table.start(key: key, duration: duration, observer: Ear().slot, now: Self.at(10)) }
+            #expect(table.activeKeys == ["a"], "\(expected) left the table as it was")
+            #expect(table.changes == changes)
+            #expect(table.remaining(key: "b", now: Self.at(10)) == nil)
+        }
+        _ = table.shutdown()
+        #expect(throws: CountdownError.shutDown) { try table.start(key: "c", duration: .seconds(1), observer: Ear().slot, now: Self.at(20)) }
+    }
+
+    @Test("start ticks at once and arms; start again attaches, revokes the old observer, arms nothing")
+    func startAndAttach() throws {
+        var table = Self.table()
+        let first = Ear(), second = Ear()
+        let started = try table.start(key: "k", duration: .seconds(1), observer: first.slot, now: Self.at(0))
+        #expect(started.answer == .started)
+        #expect(started.persist)
+        #expect(Self.arms(started).count == 1)
+        Self.deliver(started)
+        #expect(first.heard == [.tick("k", .seconds(1))])
+
+        let attached = try table.start(key: "k", duration: .seconds(5), observer: second.slot, now: Self.at(300))
+        #expect(attached.answer == .attached(remaining: .milliseconds(700)), "not restarted, not extended")
+        #expect(!attached.persist, "an attach changes nothing the store keeps")
+        #expect(Self.arms(attached).isEmpty)
+        #expect(attached.effects.contains { if case .revoke(let s) = $0 { s === first.slot } else { false } })
+        #expect(attached.ticket > started.ticket, "its events come after the start's")
+        Self.revoke(attached)
+        Self.deliver(attached)
+        #expect(second.heard == [.tick("k", .milliseconds(700))])
+        #expect(first.heard.count == 1, "the old observer heard nothing more")
+    }
+
+    @Test("the finish comes once, never early, with the key already free")
+    func finishOnce() throws {
+        var table = Self.table()
+        let ear = Ear()
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .milliseconds(250), observer: ear.slot, now: Self.at(0))).first)
+        _ = table.keep(7, for: id)
+        var now = 0
+        var result = Table.FireResult.continues(nextFire: Self.at(0).monotonic)
+        var disarmed: [Int] = []
+        while case .continues(let next) = result {
+            now = Int((next.nanoseconds - Self.origin) / 1_000_000)
+            let fired = table.fire(id, now: Self.at(now))
+            Self.deliver(fired)
+            result = fired.answer
+            disarmed += fired.effects.compactMap { if case .disarm(let h) = $0 { h } else { nil } }
+        }
+        #expect(result == .finished)
+        #expect(now == 250, "finished at its deadline")
+        #expect(disarmed == [7], "its timer disarmed")
+        #expect(table.activeCount == 0 && table.remaining(key: "k", now: Self.at(now)) == nil, "the key is free")
+        #expect(ear.heard.last == .finished("k"))
+        #expect(ear.heard.filter { $0.kind == .finished }.count == 1)
+        #expect(table.fire(id, now: Self.at(300)).answer == .stale, "a late fire is stale")
+        #expect(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(300)).answer == .started)
+    }
+
+    @Test("nothing is decided for an observer after a cancel or a replacement")
+    func nothingAfterCancel() throws {
+        var table = Self.table()
+        let ear = Ear()
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: ear.slot, now: Self.at(0))).first)
+        let cancelled = table.cancel(key: "k")
+        #expect(cancelled.answer && cancelled.persist)
+        #expect(cancelled.effects.contains { if case .revoke(let s) = $0 { s === ear.slot } else { false } })
+        #expect(table.cancel(key: "k").answer == false, "a second cancel finds nothing")
+        for ms in [100, 1000] {
+            let fired = table.fire(id, now: Self.at(ms))
+            #expect(fired.answer == .stale)
+            #expect(fired.events.isEmpty, "no event decided for the cancelled countdown")
+        }
+    }
+
+    @Test("pause freezes the remaining time and moves the deadline by the time paused")
+    func pauseMovesTheDeadline() throws {
+        var table = Self.table()
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        #expect(table.pause(key: "k", now: Self.at(250)).answer)
+        #expect(table.pause(key: "k", now: Self.at(260)).answer == false, "paused already")
+        #expect(table.remaining(key: "k", now: Self.at(400)) == .milliseconds(750))
+        #expect(table.fire(id, now: Self.at(300)).answer == .stale, "the timer armed before the pause is stale")
+        let resumed = table.resume(key: "k", now: Self.at(600))
+        #expect(resumed.answer)
+        #expect(table.resume(key: "k", now: Self.at(610)).answer == false, "running already")
+        let again = try #require(Self.arms(resumed).first)
+        #expect(table.remaining(key: "k", now: Self.at(1000)) == .milliseconds(350))
+        var result = Table.FireResult.continues(nextFire: Self.at(0).monotonic), at = 0
+        while case .continues(let next) = result {
+            at = Int((next.nanoseconds - Self.origin) / 1_000_000)
+            result = table.fire(again, now: Self.at(at)).answer
+        }
+        #expect(at == 1350, "the deadline moved by the 350 ms paused")
+        #expect(table.pause(key: "gone", now: Self.at(0)).answer == false)
+    }
+
+    @Test("a timer of an earlier occupant of a place is stale, and what its arm made is disarmed")
+    func staleAfterReuse() throws {
+        var table = Self.table()
+        let old = try #require(Self.arms(try table.start(key: "a", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        _ = table.cancel(key: "a")
+        let new = try #require(Self.arms(try table.start(key: "b", duration: .seconds(1), observer: Ear().slot, now: Self.at(10))).first)
+        #expect(new.index == old.index, "the place was reused")
+        #expect(table.fire(old, now: Self.at(100)).answer == .stale)
+        let late = table.keep(1, for: old)
+        #expect(late.effects.contains { if case .disarm(1) = $0 { true } else { false } }, "an arm that lost the race is disarmed")
+        let kept = table.keep(2, for: new)
+        #expect(kept.effects.isEmpty, "the current arm is kept")
+        let cancelled = table.cancel(key: "b")
+        #expect(cancelled.effects.contains { if case .disarm(2) = $0 { true } else { false } })
+    }
+
+    @Test("a handle kept while paused is woken, not disarmed, and one on its way is kept across a pause")
+    func workerAcrossPauses() throws {
+        var table = Self.table(keepsHandleWhilePaused: true)
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        // Paused and resumed before the worker was kept: no second worker.
+        #expect(Self.arms(table.pause(key: "k", now: Self.at(10))).isEmpty)
+        #expect(Self.arms(table.resume(key: "k", now: Self.at(20))).isEmpty, "the worker on its way will do")
+        let kept = table.keep(5, for: id)
+        #expect(kept.effects.contains { if case .wake(5) = $0 { true } else { false } }, "woken to look again")
+        let paused = table.pause(key: "k", now: Self.at(30))
+        #expect(paused.effects.contains { if case .wake(5) = $0 { true } else { false } })
+        #expect(!paused.effects.contains { if case .disarm = $0 { true } else { false } })
+        #expect(table.workerStep(id, now: Self.at(40)).answer == .waitForResume)
+        _ = table.resume(key: "k", now: Self.at(50))
+        #expect(table.workerStep(id, now: Self.at(60)).answer == .sleep(until: Self.at(130).monotonic), "the first tick moved by the 30 ms paused")
+    }
+
+    @Test("a shorter last interval is passed on when the handle arrives")
+    func shortenWhenKept() throws {
+        var table = CountdownTable<TickCount, Int>(rules: .init(tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: nil))
+        let started = try table.start(key: "k", duration: .milliseconds(150), observer: Ear().slot, now: Self.at(0))
+        let id = try #require(started.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }.first)
+        _ = table.fire(id, now: Self.at(100))  // a tick; 50 ms left, a short interval, no handle yet
+        let kept = table.keep(3, for: id)
+        #expect(kept.effects.contains { if case .shorten(3, let next) = $0 { next == Self.at(150).monotonic } else { false } })
+    }
+
+    @Test("shutdown retires every countdown once, then refuses")
+    func shutdown() throws {
+        var table = Self.table()
+        let ears = (0..<3).map { _ in Ear() }
+        for (n, ear) in ears.enumerated() {
+            let id = try #require(Self.arms(try table.start(key: "k\(n)", duration: .seconds(1), observer: ear.slot, now: Self.at(0))).first)
+            _ = table.keep(n, for: id)
+        }
+        let down = table.shutdown()
+        #expect(down.answer)
+        let revoked = down.effects.compactMap { if case .revoke(let s) = $0 { s } else { nil } }
+        #expect(ears.allSatisfy { ear in revoked.contains { $0 === ear.slot } })
+        #expect(Set(down.effects.compactMap { if case .disarm(let h) = $0 { h } else { nil } }) == [0, 1, 2])
+        #expect(down.effects.filter { if case .shutDownMechanism = $0 { true } else { false } }.count == 1)
+        #expect(table.activeCount == 0)
+        #expect(table.shutdown().answer == false)
+        #expect(table.shutdown().effects.isEmpty)
+    }
+
+    @Test("each change the store keeps bumps the change count exactly once")
+    func changeCount() throws {
+        var table = Self.table()
+        var last = table.changes
+        func bumped(_ expected: UInt64, _ persist: Bool, _ what: String) {
+            #expect(table.changes == last + expected, "\(what)")
+            #expect(persist == (expected > 0), "\(what) asks for a write only when it changed something")
+            last = table.changes
+        }
+        var d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
+        bumped(1, d0.persist, "start")
+        d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(1))
+        bumped(0, d0.persist, "attach")
+        bumped(1, table.pause(key: "k", now: Self.at(2)).persist, "pause")
+        bumped(0, table.pause(key: "k", now: Self.at(3)).persist, "pause again")
+        bumped(1, table.resume(key: "k", now: Self.at(4)).persist, "resume")
+        bumped(1, table.cancel(key: "k").persist, "cancel")
+        bumped(0, table.cancel(key: "k").persist, "cancel of nothing")
+        let id = try #require(Self.arms(try table.start(key: "f", duration: .milliseconds(100), observer: Ear().slot, now: Self.at(10))).first)
+        last = table.changes
+        bumped(1, table.fire(id, now: Self.at(110)).persist, "finish")
+    }
+}
