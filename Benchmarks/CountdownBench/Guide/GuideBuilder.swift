@@ -414,7 +414,10 @@ struct GuideBuilder {
             : "\(ReportFormat.milliseconds(low))–\(ReportFormat.milliseconds(high))"
     }
 
+    /// "3.65×", "2.65× less"; "the same" when the two round to each other.
     static func ratio(_ a: Double, _ b: Double) -> String {
-        a >= b ? "\(ReportFormat.significant(a / b))×" : "\(ReportFormat.significant(b / a))× less"
+        let up = ReportFormat.significant(a / b), down = ReportFormat.significant(b / a)
+        if up == "1.00" || down == "1.00" { return "the same" }
+        return a >= b ? "\(up)×" : "\(down)× less"
     }
 }

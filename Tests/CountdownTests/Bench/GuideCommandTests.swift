@@ -84,7 +84,7 @@ import Testing
         #expect(copy.guide(["--write", copy.readme.path]).status == 0)
         let after = try String(contentsOf: copy.readme, encoding: .utf8)
         #expect(after != before)
-        #expect(after.contains("99.5 µs at 120 % of a core"), "the new figure is in the table")
+        #expect(after.contains("99.5 µs at "), "the new figure is in the table")
         let outside = { (text: String) -> [Substring] in
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let begin = lines.firstIndex { $0 == GuideSection.begin }!, end = lines.firstIndex { $0 == GuideSection.end }!
@@ -125,6 +125,7 @@ import Testing
         let copy = try Copy(machines: [Self.machine, "intel-xeon-2-cores"])
         defer { copy.remove() }
         try copy.setFigure(.tickP99, of: "timestamp(continuous)", count: 1000, in: "intel-xeon-2-cores", to: 1.5)
+        let committed = GuideBuilder(library: try ResultsLibrary.load(Self.root.appendingPathComponent("results").path)).build()
         let library = try ResultsLibrary.load(copy.results.path)
         let guide = GuideBuilder(library: library).build()
         #expect(guide.machines.map(\.folder) == [Self.machine, "intel-xeon-2-cores"])
@@ -132,8 +133,11 @@ import Testing
         let row = try #require(guide.rows.first { $0.title.hasPrefix("p99 tick lateness, N = 1 000,") })
         let column = try #require(guide.columns.firstIndex(of: "timestamp(continuous)"))
         let cell = markdown.cell(row.cells[column])
-        #expect(cell.hasPrefix("95.7 µs–1.50 ms over 2 machines: "), "the range first: \(cell)")
-        #expect(cell.contains("amd-epyc-2-cores: 95.7 µs"), "\(cell)")
+        // The committed figure, whatever the last regeneration measured; the copy's is 1.5 ms.
+        let reading = try #require(committed.rows.first { $0.title == row.title }?.cells[column].readings.first)
+        let figure = ReportFormat.milliseconds(try #require(reading.magnitude).value)
+        #expect(cell.hasPrefix("\(figure)–1.50 ms over 2 machines: "), "the range first: \(cell)")
+        #expect(cell.contains("amd-epyc-2-cores: \(figure)"), "\(cell)")
         #expect(cell.contains("intel-xeon-2-cores: 1.50 ms"), "\(cell)")
         #expect(cell.contains("(results/intel-xeon-2-cores/run.json)"), "each machine's own file: \(cell)")
         // A cell both measured alike: said once, with both machines named.
@@ -204,5 +208,8 @@ import Testing
         #expect(GuideCommand.relativePath(to: "/a/b/results", from: "/a/b") == "results")
         #expect(GuideCommand.relativePath(to: "/a/results", from: "/a/b") == "../results")
         #expect(GuideMarkdown.cells(of: "| t | x \\| y | z |") == ["t", "x | y", "z"])
+        #expect(GuideBuilder.ratio(185, 185.4) == "the same")
+        #expect(GuideBuilder.ratio(14.3, 3.92) == "3.65×")
+        #expect(GuideBuilder.ratio(3.92, 10.4) == "2.65× less")
     }
 }
