@@ -357,7 +357,8 @@ struct GuideBuilder {
         return .init(value: v.value, unit: figure.unit)
     }
 
-    /// What became of a configuration's countdowns, in words.
+    /// What became of a configuration's countdowns, in words, with every breach of the
+    /// contract.
     static func outcome(_ c: RunDocument.Configuration) -> String {
         var text: String
         if let cut = c.outcome.cutOff {
@@ -370,25 +371,19 @@ struct GuideBuilder {
             let repeats = c.repeats.count > 1 ? ", in each of \(c.repeats.count) repeats" : ""
             text = "all \(ReportFormat.count(c.count)) finished\(repeats)"
         }
-        return text + skipped(c)
+        return text + rest(c, skipped: true)
     }
 
-    /// Nothing for a configuration that completed without skipping; else its outcome.
-    static func unlessComplete(_ c: RunDocument.Configuration, skipped showSkipped: Bool = true) -> String {
-        if c.outcome.cutOff != nil { return "; " + outcome(c) }
-        return (showSkipped ? skipped(c) : "") + breaches(c.outcome)
+    /// Nothing for a configuration that completed without skipping or a breach; else what
+    /// happened (its whole outcome when it was cut off).
+    static func unlessComplete(_ c: RunDocument.Configuration, skipped: Bool = true) -> String {
+        c.outcome.cutOff != nil ? "; " + outcome(c) : rest(c, skipped: skipped)
     }
 
-    private static func skipped(_ c: RunDocument.Configuration) -> String {
-        c.outcome.skippedTicks > 0 ? "; \(ReportFormat.count(c.outcome.skippedTicks)) ticks skipped to catch up" : ""
-    }
-
-    private static func breaches(_ o: Outcome) -> String {
-        var parts: [String] = []
-        if o.earlyEvents > 0 { parts.append("\(ReportFormat.count(o.earlyEvents)) events EARLY") }
-        if o.doubledFinishes > 0 { parts.append("\(ReportFormat.count(o.doubledFinishes)) finishes DOUBLED") }
-        if o.eventsAfterFinish > 0 { parts.append("\(ReportFormat.count(o.eventsAfterFinish)) events AFTER a finish") }
-        return parts.map { "; " + $0 }.joined()
+    /// The skipped ticks and the breaches, each after "; ".
+    private static func rest(_ c: RunDocument.Configuration, skipped: Bool) -> String {
+        let skips = skipped && c.outcome.skippedTicks > 0 ? ["\(ReportFormat.count(c.outcome.skippedTicks)) ticks skipped to catch up"] : []
+        return (skips + OutcomeText.breaches(c.outcome)).map { "; " + $0 }.joined()
     }
 
     static func losses(lost: Int, doubled: Int, asDeclared: Bool) -> [String] {

@@ -49,7 +49,7 @@ struct MachineResults: Sendable {
 
     /// The machine as its files recorded it.
     var machine: Machine? {
-        runs["run.json"]?.machine ?? runs.values.first?.machine ?? conformance?.machine ?? suspend?.machine
+        runs["run.json"]?.machine ?? runs.min { $0.key < $1.key }?.value.machine ?? conformance?.machine ?? suspend?.machine
     }
 
     static func load(folder: String, in root: String) throws(GuideError) -> MachineResults {

@@ -18,13 +18,19 @@ enum OutcomeText {
             parts.append("complete")
         }
         if o.skippedTicks > 0 { parts.append("\(o.skippedTicks) ticks skipped (caught up)") }
+        return (parts + breaches(o)).joined(separator: "; ")
+    }
+
+    /// Every breach of the contract, and every error `start` threw, a phrase each.
+    static func breaches(_ o: Outcome) -> [String] {
+        var parts: [String] = []
         if o.earlyEvents > 0 {
             parts.append("\(o.earlyEvents) events EARLY (\(o.earlyFinishes) of them finishes; by up to \(ReportFormat.milliseconds(-o.earliestMs)))")
         }
         if o.doubledFinishes > 0 { parts.append("\(o.doubledFinishes) finishes DOUBLED") }
         if o.eventsAfterFinish > 0 { parts.append("\(o.eventsAfterFinish) events AFTER a finish") }
         for (error, times) in o.startErrors.sorted(by: { $0.key < $1.key }) { parts.append("start threw \(times)×: \(error)") }
-        return parts.joined(separator: "; ")
+        return parts
     }
 
     /// A configuration's outcome, with the noise and busy-machine flags in front.

@@ -97,8 +97,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// The arm an `.arm` effect was decided for whose handle has not been kept yet.
         var pendingArm: UInt32 = 0
         var isPending = false
-        /// A shorten was decided while the handle was pending: done when it is kept.
-        var shortenPending = false
         var isOccupied = false
         var isPaused = false
         var key = ""
@@ -143,7 +141,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var decision = Decision(answer: CountdownStart.started)
         if let index = placeOrReserve(key) {
             decision.answer = .attached(remaining: attach(at: index, slot: slot, now: now, &decision.actions))
-            number(&decision.actions)
             return decision
         }
         if let capacity = rules.capacity, indexByKey.count > capacity {
@@ -153,8 +150,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let progress = Progress(duration: duration, tick: rules.tick, at: now)
         let id = occupy(key: key, slot: slot, progress: progress, &decision.actions)
         arm(Int(id.index), &decision.actions)
-        decision.actions.events.append(.init(slot: slot, event: .tick(key, duration)))
-        number(&decision.actions)
+        emit(.init(slot: slot, event: .tick(key, duration)), &decision.actions)
         return decision
     }
 
@@ -166,7 +162,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         guard let index = place(of: key) else { return decision }
         if let ended { streamEnds[ObjectIdentifier(slot)] = ended }
         decision.answer = attach(at: index, slot: slot, now: now, &decision.actions)
-        number(&decision.actions)
         return decision
     }
 
@@ -190,24 +185,26 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     mutating func pause(key: String, now: Moment) -> Decision<Bool> {
-        var decision = Decision(answer: false)
-        guard let index = place(of: key), !places[index].isPaused else { return decision }
-        places[index].arm &+= 1
-        places[index].progress.pause(at: now)
-        places[index].isPaused = true
-        stopTimer(index, &decision.actions)
-        recordChange(&decision.actions)
-        decision.answer = true
-        return decision
+        setPaused(true, key: key, now: now)
     }
 
     mutating func resume(key: String, now: Moment) -> Decision<Bool> {
+        setPaused(false, key: key, now: now)
+    }
+
+    /// Pauses or resumes the countdown under `key`; false when there is none, or it is so already.
+    private mutating func setPaused(_ paused: Bool, key: String, now: Moment) -> Decision<Bool> {
         var decision = Decision(answer: false)
-        guard let index = place(of: key), places[index].isPaused else { return decision }
+        guard let index = place(of: key), places[index].isPaused != paused else { return decision }
         places[index].arm &+= 1
-        places[index].progress.resume(at: now)
-        places[index].isPaused = false
-        restartTimer(index, &decision.actions)
+        places[index].isPaused = paused
+        if paused {
+            places[index].progress.pause(at: now)
+            stopTimer(index, &decision.actions)
+        } else {
+            places[index].progress.resume(at: now)
+            restartTimer(index, &decision.actions)
+        }
         recordChange(&decision.actions)
         decision.answer = true
         return decision
@@ -252,16 +249,14 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             case .finished:
                 finishCountdown(index, &decision.actions)
             case .tick(let remaining):
-                decision.actions.events.append(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)))
+                emit(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)), &decision.actions)
                 places[index].arm &+= 1
-                stopTimer(index, &decision.actions)
-                restartTimer(index, &decision.actions)
+                retime(index, &decision.actions)
                 recordChange(&decision.actions)
             case .quiet:
                 break
             }
         }
-        number(&decision.actions)
         return decision
     }
 
@@ -373,12 +368,13 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
         places[index].isPending = false
         places[index].handle = handle
-        if places[index].shortenPending {
-            places[index].shortenPending = false
+        // A fire on the way may have left a last interval shorter than a tick, with no handle
+        // to shorten (a countdown shorter than a tick is rescheduled to the same instant).
+        if places[index].progress.nextIntervalIsShort {
             decision.actions.effects.append(.shorten(handle, nextFire: places[index].progress.nextFire))
         }
-        // A pause or a resume decided while the worker was on its way found no handle to wake.
-        if rules.keepsHandleWhilePaused { decision.actions.effects.append(.wake(handle)) }
+        // A pause or a resume on the worker's way (its arm moved on) found no handle to wake.
+        if rules.keepsHandleWhilePaused, places[index].arm != id.arm { decision.actions.effects.append(.wake(handle)) }
         return decision
     }
 
@@ -388,7 +384,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var decision = Decision(answer: FireResult.stale)
         guard let index = armed(id), !places[index].isPaused else { return decision }
         decision.answer = advance(index, now: now, intervals: intervals, &decision.actions)
-        number(&decision.actions)
         return decision
     }
 
@@ -407,7 +402,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
                 kept += 1
             }
         }
-        number(&decision.actions)
         return decision
     }
 
@@ -431,7 +425,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         case .continues(let next): decision.answer = .sleep(until: next)
         case .finished, .stale: decision.answer = .exit
         }
-        number(&decision.actions)
         return decision
     }
 
@@ -485,7 +478,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].key = ""
         places[index].isOccupied = false
         places[index].isPending = false
-        places[index].shortenPending = false
         places[index].serial &+= 1
         places[index].arm &+= 1
         recordChange(&actions)
@@ -523,8 +515,18 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
         // A pending arm is now stale: its handle is disarmed when the driver hands it back.
         places[index].isPending = false
-        places[index].shortenPending = false
         if let handle = places[index].handle.take() { actions.effects.append(.disarm(handle)) }
+    }
+
+    /// The countdown at `index` moved onto another grid (its arm moved on): a kept worker is
+    /// woken once, a timer replaced.
+    private mutating func retime(_ index: Int, _ actions: inout Actions) {
+        if rules.keepsHandleWhilePaused {
+            if let handle = places[index].handle { actions.effects.append(.wake(handle)) }
+            return
+        }
+        stopTimer(index, &actions)
+        arm(index, &actions)
     }
 
     /// The countdown at `index` runs again: a timer from its next fire.
@@ -545,7 +547,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].progress.told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { actions.events.append(.init(slot: slot, event: .tick(places[index].key, remaining))) }
+        if remaining > .zero { emit(.init(slot: slot, event: .tick(places[index].key, remaining)), &actions) }
         return remaining
     }
 
@@ -555,14 +557,11 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             finishCountdown(index, &actions)
             return .finished
         case .tick(let remaining):
-            actions.events.append(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)))
+            emit(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)), &actions)
             let nextFire = places[index].progress.nextFire
-            if places[index].progress.nextIntervalIsShort {
-                if let handle = places[index].handle {
-                    actions.effects.append(.shorten(handle, nextFire: nextFire))
-                } else if places[index].isPending {
-                    places[index].shortenPending = true
-                }
+            // Without a handle yet, `keep` shortens it.
+            if places[index].progress.nextIntervalIsShort, let handle = places[index].handle {
+                actions.effects.append(.shorten(handle, nextFire: nextFire))
             }
             return .continues(nextFire: nextFire)
         case .quiet:
@@ -576,7 +575,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let (key, slot, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
         if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
-        actions.events.append(.init(slot: slot, event: .finished(key)))
+        emit(.init(slot: slot, event: .finished(key)), &actions)
     }
 
     /// A countdown that ends without a finish: its observer hears nothing more.
@@ -593,10 +592,13 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
     }
 
-    /// Gives the events decided, if any, their place in the order of all events.
-    private mutating func number(_ actions: inout Actions) {
-        guard !actions.events.isEmpty else { return }
-        actions.ticket = nextTicket
-        nextTicket &+= 1
+    /// Decides an event. A decision's first event gives its events their place in the order of
+    /// all events (the ticket the outbox takes them by).
+    private mutating func emit(_ delivery: Outbox.Delivery, _ actions: inout Actions) {
+        if actions.events.isEmpty {
+            actions.ticket = nextTicket
+            nextTicket &+= 1
+        }
+        actions.events.append(delivery)
     }
 }

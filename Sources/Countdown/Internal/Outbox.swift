@@ -30,10 +30,10 @@ struct Outbox: ~Copyable {
             events = SmallList()
             return false
         }
-        events.removeAll { pending.append($0) }
+        events.moveAll(into: &pending)
         nextTicket &+= 1
         while !early.isEmpty, var next = early.removeValue(forKey: nextTicket) {
-            next.removeAll { pending.append($0) }
+            next.moveAll(into: &pending)
             nextTicket &+= 1
         }
         guard !pending.isEmpty, !drainQueued else { return false }

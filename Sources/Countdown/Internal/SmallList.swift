@@ -1,45 +1,54 @@
-/// A list that keeps its first element inline: what one operation on one countdown decides
-/// (an event, a timer to arm) fits without an allocation, and a batch spills over.
+/// A list that keeps a single element inline: what one operation on one countdown decides (an
+/// event, a timer to arm) fits without an allocation. From the second element on, all of them
+/// live in one array, so a batch can be handed over whole.
 struct SmallList<Element>: Sequence {
-    private var first: Element?
-    private var rest: [Element] = []
+    /// Set only while the list holds exactly one element.
+    private var single: Element?
+    /// Every element once there are two or more; empty otherwise.
+    private var many: ContiguousArray<Element> = []
 
     init() {}
 
     mutating func append(_ element: Element) {
-        if first == nil { first = element } else { rest.append(element) }
+        if single == nil && many.isEmpty {
+            single = element
+            return
+        }
+        if let first = single.take() { many.append(first) }
+        many.append(element)
     }
 
-    var isEmpty: Bool { first == nil }
-
-    var count: Int { first == nil ? 0 : 1 + rest.count }
+    var isEmpty: Bool { single == nil && many.isEmpty }
 
     mutating func reserveCapacity(_ capacity: Int) {
-        if capacity > 1 { rest.reserveCapacity(capacity - 1) }
+        if capacity > 1 { many.reserveCapacity(capacity) }
     }
 
-    /// Hands every element to `body`, in order, and leaves the list empty: the elements are
-    /// moved out, not copied (no reference counting on the way).
+    /// Hands every element to `body`, in order, and leaves the list empty. A single element
+    /// is moved out, not copied.
     mutating func removeAll(_ body: (Element) throws -> Void) rethrows {
-        if let element = first.take() { try body(element) }
-        if !rest.isEmpty {
-            let spilled = rest
-            rest = []
-            for element in spilled { try body(element) }
+        if let element = single.take() { return try body(element) }
+        let all = many
+        many = []
+        for element in all { try body(element) }
+    }
+
+    /// Appends every element to `destination`, in order, and leaves the list empty. Into an
+    /// empty destination a batch is swapped in whole: no element is copied.
+    mutating func moveAll(into destination: inout ContiguousArray<Element>) {
+        if let element = single.take() {
+            destination.append(element)
+        } else if destination.isEmpty {
+            swap(&destination, &many)
+            many = []
+        } else {
+            destination.append(contentsOf: many)
+            many = []
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(list: self) }
-
-    struct Iterator: IteratorProtocol {
-        let list: SmallList
-        var position = 0
-
-        mutating func next() -> Element? {
-            defer { position += 1 }
-            if position == 0 { return list.first }
-            return position - 1 < list.rest.count ? list.rest[position - 1] : nil
-        }
+    func makeIterator() -> IndexingIterator<ContiguousArray<Element>> {
+        (single.map { [$0] } ?? many).makeIterator()
     }
 }
 
