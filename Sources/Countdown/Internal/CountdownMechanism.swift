@@ -72,6 +72,11 @@ protocol CountdownMechanism: Sendable {
     /// Whether a countdown's handle stays across a pause, woken (``wake(_:)``) instead of
     /// disarmed and armed again: a worker that lives as long as its countdown.
     var keepsHandleWhilePaused: Bool { get }
+    /// Whether decided events are handed to the delivery queue by a hop of their own. False
+    /// for a mechanism whose driver delivers them itself, at a moment it chooses (virtual
+    /// time: `advance` delivers what is due before it returns, and nothing runs behind a
+    /// test's back).
+    var queuesDeliveries: Bool { get }
 }
 
 extension CountdownMechanism {
@@ -88,4 +93,5 @@ extension CountdownMechanism {
     var disarmsEachOnShutdown: Bool { true }
     var keepsHandles: Bool { true }
     var keepsHandleWhilePaused: Bool { false }
+    var queuesDeliveries: Bool { true }
 }

@@ -280,7 +280,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { storeWriter?.changed() }
-        if drain && owed { queueDrain() }
+        if drain && owed && mechanism.queuesDeliveries { queueDrain() }
         return owed
     }
 
