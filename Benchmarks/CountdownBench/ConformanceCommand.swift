@@ -39,7 +39,7 @@ struct ConformanceCommand {
         var args = Arguments(arguments, subcommand: "conformance")
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
-        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.select(try args.value("--backend") ?? "all", includingTests: true)
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         var options = CountdownConformance.Options()
         if let seed = try args.value("--seed") {
@@ -115,7 +115,8 @@ struct ConformanceCommand {
         var out = table.render()
         out += "\nseed \(options.seed)\n"
         for (backend, _, report) in reports {
-            out += "\n\(backend)\n"
+            let virtual = report.results.filter { $0.time == .virtual }.map(\.id)
+            out += "\n\(backend)\(virtual.isEmpty ? "" : " — in virtual time: \(virtual.count == report.results.count ? "every check" : virtual.joined(separator: ", "))")\n"
             for result in report.results {
                 if let figure = result.figure { out += "  \(result.id): \(figure)\n" }
                 if result.verdict != .pass {

@@ -119,6 +119,19 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
             deliveryQueue: o.deliveryQueue)
     }
 
+    /// The virtual-time scheduler, for tests: listed and judged by the conformance suite (in
+    /// virtual time), never measured (`run` and `suspend` refuse it).
+    static let virtual = CountdownBackend(name: "virtual") { o in
+        VirtualScheduler.profile(capacity: o.capacity, maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
+    } makeScheduler: { (o: Options) throws(CountdownError) in
+        try VirtualScheduler(
+            tickInterval: o.tickInterval, maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration,
+            capacity: o.capacity, deliveryQueue: o.deliveryQueue)
+    }
+
+    /// Whether it is for tests (``virtual``): nothing real to measure.
+    var isForTests: Bool { name == Self.virtual.name }
+
     /// The strategies, the timestamp backend once per clock: the default sweep.
     static let all: [CountdownBackend] = [
         .dispatchSource, .operationQueue, .runLoop, .timestamp(.wall), .timestamp(.continuous), .task,
@@ -180,27 +193,37 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         ((inner.map { [$0] } ?? []) + [suffix]).joined(separator: "+")
     }
 
-    /// Command-line names, each once: `dispatch-source`, `operation-queue`, …
+    /// Command-line names, each once: `dispatch-source`, `operation-queue`, …, `virtual`.
     static var names: [String] {
         var seen: [String] = []
-        for backend in allWithVariants where !seen.contains(backend.name) { seen.append(backend.name) }
+        for backend in allWithVariants + [virtual] where !seen.contains(backend.name) { seen.append(backend.name) }
         return seen
     }
 
     /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives every clock,
     /// `dispatch-source` both variants.
     static func named(_ name: String) -> [CountdownBackend] {
-        allWithVariants.filter { $0.name == name || $0.description == name }
+        (allWithVariants + [virtual]).filter { $0.name == name || $0.description == name }
             + (companies + storedOnes).filter { $0.description == name }
     }
 
-    /// A comma list of names, or `all`.
-    static func select(_ list: String) throws(UsageError) -> [CountdownBackend] {
-        if list == "all" { return allWithVariants }
+    /// A comma list of names, or `all`: every strategy and variant, and with `includingTests`
+    /// the virtual scheduler too (listed and judged, never measured).
+    static func select(_ list: String, includingTests: Bool = false) throws(UsageError) -> [CountdownBackend] {
+        if list == "all" { return allWithVariants + (includingTests ? [virtual] : []) }
         let backends = list.split(separator: ",").flatMap { named(String($0)) }
         guard !backends.isEmpty else {
             let choices = names + (companies + storedOnes).map(\.description) + ["all"]
             throw UsageError("unknown backend '\(list)'; choose from \(choices.joined(separator: ", "))")
+        }
+        return backends
+    }
+
+    /// `select`, refusing the virtual scheduler: `command` measures real timers.
+    static func selectMeasured(_ list: String, for command: String) throws(UsageError) -> [CountdownBackend] {
+        let backends = try select(list)
+        if let test = backends.first(where: \.isForTests) {
+            throw UsageError("\(command) measures real timers, and \(test) is for tests: its clock moves only when a test advances it")
         }
         return backends
     }

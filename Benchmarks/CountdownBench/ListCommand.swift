@@ -26,7 +26,7 @@ struct ListCommand {
     init(arguments: [String]) throws(UsageError) {
         var args = Arguments(arguments, subcommand: "list")
         showHelp = args.flag("-h", "--help")
-        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.select(try args.value("--backend") ?? "all", includingTests: true)
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         try args.finish()
     }

@@ -13,12 +13,19 @@ public struct ConformanceCheck: Sendable, Hashable, Identifiable, CustomStringCo
     /// What is verified, in one line.
     public let summary: String
 
+    /// Why the check needs the real world (real timers, a real clock, a real load), if it
+    /// does: a backend that runs in virtual time gets "not applicable" with this reason.
+    let needsRealWorld: String?
     let body: @Sendable (CheckContext) throws -> Void
 
-    init(_ id: String, _ kind: Kind, _ summary: String, body: @escaping @Sendable (CheckContext) throws -> Void) {
+    init(
+        _ id: String, _ kind: Kind, _ summary: String, needsRealWorld: String? = nil,
+        body: @escaping @Sendable (CheckContext) throws -> Void
+    ) {
         self.id = id
         self.kind = kind
         self.summary = summary
+        self.needsRealWorld = needsRealWorld
         self.body = body
     }
 

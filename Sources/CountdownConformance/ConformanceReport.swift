@@ -10,6 +10,14 @@ public struct CheckResult: Sendable, Hashable, Codable {
         case inconclusive
     }
 
+    /// The time a check ran in.
+    public enum TimeMode: String, Sendable, Hashable, Codable {
+        /// Real clocks: the check slept and read the monotonic clock.
+        case real
+        /// The backend's own virtual clock (``VirtualTimeScheduling``): the check advanced it.
+        case virtual
+    }
+
     public let id: String
     public let kind: ConformanceCheck.Kind
     public let verdict: Verdict
@@ -17,8 +25,34 @@ public struct CheckResult: Sendable, Hashable, Codable {
     public let figure: String?
     /// Every failure observed, in the order seen, or why the check did not apply.
     public let messages: [String]
-    /// How long the check took, in seconds.
+    /// How long the check took, in seconds of real time.
     public let seconds: Double
+    /// Whether it ran in real time or in the backend's virtual time.
+    public let time: TimeMode
+
+    init(id: String, kind: ConformanceCheck.Kind, verdict: Verdict, figure: String?, messages: [String], seconds: Double, time: TimeMode) {
+        self.id = id
+        self.kind = kind
+        self.verdict = verdict
+        self.figure = figure
+        self.messages = messages
+        self.seconds = seconds
+        self.time = time
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, kind, verdict, figure, messages, seconds, time }
+
+    /// Reads documents written before checks ran in virtual time as real-time results.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        kind = try c.decode(ConformanceCheck.Kind.self, forKey: .kind)
+        verdict = try c.decode(Verdict.self, forKey: .verdict)
+        figure = try c.decodeIfPresent(String.self, forKey: .figure)
+        messages = try c.decode([String].self, forKey: .messages)
+        seconds = try c.decode(Double.self, forKey: .seconds)
+        time = try c.decodeIfPresent(TimeMode.self, forKey: .time) ?? .real
+    }
 }
 
 /// Every check's result for one backend.
@@ -41,7 +75,7 @@ public struct ConformanceReport: Sendable, Codable, CustomStringConvertible {
     public var description: String {
         var lines = ["\(backend): \(passed ? "passed" : "FAILED")"]
         for r in results {
-            let figure = r.figure.map { " — \($0)" } ?? ""
+            let figure = (r.figure.map { " — \($0)" } ?? "") + (r.time == .virtual ? " [virtual time]" : "")
             lines.append("  \(r.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))\(r.id)\(figure)")
             if r.verdict != .pass {
                 lines += r.messages.map { "      \($0)" }

@@ -17,7 +17,7 @@ struct BrokenBackendTests {
         let results = Locked<[String: CheckResult]>([:])
         let slots = DispatchSemaphore(value: 6)
         let done = DispatchGroup()
-        for broken in BrokenBackend.all {
+        for broken in BrokenBackend.all where broken.inRealTime {
             let check = try #require(CountdownConformance.checks.first { $0.id == broken.rejectedBy })
             slots.wait()
             done.enter()
@@ -32,7 +32,7 @@ struct BrokenBackendTests {
         done.wait()
         let all = results.withLock { $0 }
         var rejected = 0, judged = 0
-        for broken in BrokenBackend.all {
+        for broken in BrokenBackend.all where broken.inRealTime {
             let check = try #require(CountdownConformance.checks.first { $0.id == broken.rejectedBy })
             guard !distortedByThreadSanitizer(check), let result = all[broken.name] else { continue }  // see ConformanceTests
             judged += 1
@@ -42,6 +42,60 @@ struct BrokenBackendTests {
         }
         print("conformance score: \(rejected) of \(judged) broken backends rejected by the check aimed at them")
         #expect(rejected == judged)
+    }
+
+    /// The same, in virtual time: every broken backend built on the keyed table, over the
+    /// virtual scheduler, against the check aimed at it, judged in virtual time. A miss is
+    /// reported by name.
+    @Test("score in virtual time: every broken backend built on the table is rejected by its check")
+    func scoreInVirtualTime() throws {
+        let candidates = BrokenBackend.all.filter { $0.makeInVirtualTime != nil }
+        let results = Locked<[String: CheckResult]>([:])
+        let slots = DispatchSemaphore(value: 6)
+        let done = DispatchGroup()
+        for broken in candidates {
+            let check = try #require(CountdownConformance.checks.first { $0.id == broken.rejectedBy })
+            let make = try #require(broken.makeInVirtualTime)
+            slots.wait()
+            done.enter()
+            Thread {
+                defer { slots.signal(); done.leave() }
+                let suite = CountdownConformance(name: broken.name, options: .init(timeLimitPerCheck: .seconds(40)), makeScheduler: make)
+                let result = suite.run(check)
+                results.withLock { $0[broken.name] = result }
+            }.start()
+        }
+        done.wait()
+        let all = results.withLock { $0 }
+        var misses: [String] = []
+        for broken in candidates {
+            let result = try #require(all[broken.name])
+            #expect(result.time == .virtual, "\(broken.name): \(broken.rejectedBy) ran in \(result.time) time")
+            if result.verdict != .fail { misses.append("\(broken.name) (\(broken.rejectedBy): \(result.verdict.rawValue))") }
+            #expect(result.verdict != .fail || !result.messages.isEmpty, "\(broken.name): a failure without a message")
+        }
+        print("conformance score in virtual time: \(candidates.count - misses.count) of \(candidates.count) broken backends rejected by the check aimed at them")
+        #expect(misses.isEmpty, "passed in virtual time: \(misses.joined(separator: "; "))")
+        #expect(candidates.count >= 30)
+    }
+
+    /// A failing simulation prints its seed and the shortest sequence it found; the same seed
+    /// replays it exactly: the same messages, the same sequence.
+    @Test("a failing simulation replays from its printed seed")
+    func simulationReplaysFromItsSeed() throws {
+        let check = try #require(CountdownConformance.checks.first { $0.id == "randomized" })
+        let broken = try #require(BrokenBackend.all.first { $0.rejectedBy == "randomized" }?.makeInVirtualTime)
+        func run(seed: UInt64) -> CheckResult {
+            CountdownConformance(name: "restarts paused after a cancel", options: .init(seed: seed, randomizedOperations: 5_000),
+                                 makeScheduler: broken).run(check)
+        }
+        let first = run(seed: 20_261_124)
+        #expect(first.verdict == .fail)
+        let shortest = try #require(first.messages.first { $0.contains("the shortest failing sequence") })
+        #expect(shortest.contains("seed 20261124") && shortest.contains("--seed 20261124"), "\(shortest)")
+        let again = run(seed: 20_261_124)
+        #expect(again.messages == first.messages, "the same seed did not replay the same failure")
+        print("replayed: \(shortest)")
     }
 
     @Test("every contract check has a broken backend aimed at it")

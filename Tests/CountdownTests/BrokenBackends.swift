@@ -7,14 +7,83 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Forwards to a real backend (the benchmark's `ForwardingScheduler`); each broken backend
-/// below overrides one behaviour.
-typealias Forwarding = ForwardingScheduler
-
 typealias Environment = CountdownConformance.Environment
 
 func dispatchSource(_ e: Environment) throws -> DispatchSourceScheduler {
     try DispatchSourceScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue)
+}
+
+/// Forwards to a backend built on the keyed table (the benchmark's `ForwardingScheduler`): a real
+/// one, or the virtual scheduler; each broken backend below overrides one behaviour. What a
+/// broken backend does "later" happens later on its inner scheduler's clock: in real time after
+/// a real delay, in virtual time at the first `advance` that reaches it.
+class Forwarding: ForwardingScheduler, @unchecked Sendable {
+    private let pending = Locked<[(due: Duration, work: @Sendable () -> Void)]>([])
+
+    private var virtual: VirtualScheduler? { inner as? VirtualScheduler }
+
+    /// Nanoseconds on the inner scheduler's clock: monotonic, or virtual.
+    func clockNow() -> UInt64 {
+        virtual.map { UInt64($0.now.nanoseconds) } ?? SystemClocks.monotonic()
+    }
+
+    /// Runs `work` on the delivery queue once `delay` has passed on the inner scheduler's clock.
+    func later(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard let virtual else {
+            deliveryQueue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: work)
+            return
+        }
+        pending.withLock { $0.append((virtual.now + delay, work)) }
+    }
+
+    /// In virtual time, after each advance: runs on the delivery queue what has come due.
+    func runDue() {
+        guard let now = virtual?.now else { return }
+        let due = pending.withLock { pending in
+            let due = pending.filter { $0.due <= now }
+            pending.removeAll { $0.due <= now }
+            return due
+        }
+        for item in due { deliveryQueue.sync(execute: item.work) }
+    }
+}
+
+/// A broken backend over the virtual scheduler, driving its clock: what the suite judges in
+/// virtual time. `@unchecked Sendable` as its base: it adds only immutable references.
+final class InVirtualTime: ForwardingScheduler, VirtualTimeScheduling, @unchecked Sendable {
+    private let broken: any CountdownScheduler
+    private let clock: VirtualScheduler
+
+    override init(_ broken: any CountdownScheduler) {
+        self.broken = broken
+        // A broken backend forwards to the virtual scheduler, directly or through another.
+        var inner: any CountdownScheduler = broken
+        while let forwarding = inner as? ForwardingScheduler, !(inner is VirtualScheduler) { inner = forwarding.inner }
+        clock = inner as! VirtualScheduler
+        super.init(broken)
+    }
+
+    var now: Duration { clock.now }
+
+    func advance(by duration: Duration) throws {
+        try clock.advance(by: duration)
+        (broken as? Forwarding)?.runDue()
+    }
+}
+
+/// What a broken backend is built on: the dispatch-source backend (real time) or the virtual
+/// scheduler (virtual time), both on the keyed table.
+struct Base: Sendable {
+    let isVirtual: Bool
+
+    func callAsFunction(_ e: Environment) throws -> any CountdownScheduler {
+        isVirtual ? try VirtualScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue) : try dispatchSource(e)
+    }
+
+    /// Made with a delivery queue of its own instead of the one it was given.
+    func offQueue(_ e: Environment) throws -> any CountdownScheduler {
+        isVirtual ? try VirtualScheduler(tickInterval: e.tickInterval) : try DispatchSourceScheduler(tickInterval: e.tickInterval)
+    }
 }
 
 // MARK: - One broken promise each
@@ -58,9 +127,7 @@ final class TicksAfterCancel: Forwarding, @unchecked Sendable {
         let remaining = inner.remaining(key: key)
         let cancelled = inner.cancel(key: key)
         if cancelled, let observer = observers.withLock({ $0[key] }), let remaining {
-            deliveryQueue.asyncAfter(deadline: .now() + .milliseconds(30)) {
-                observer(CountdownEvent(key: key, kind: .tick, remaining: remaining))
-            }
+            later(.milliseconds(30)) { observer(CountdownEvent(key: key, kind: .tick, remaining: remaining)) }
         }
         return cancelled
     }
@@ -201,9 +268,7 @@ final class RacesConcurrentStarts: Forwarding, @unchecked Sendable {
         Thread.sleep(forTimeInterval: 0.0002)  // widen the window, as a slow critical section would
         let outcome = try inner.start(key: key, duration: duration, observer: observer)
         if overlapping {
-            deliveryQueue.asyncAfter(deadline: .now() + .milliseconds(2)) {
-                observer(CountdownEvent(key: key, kind: .tick, remaining: duration + .seconds(1)))
-            }
+            later(.milliseconds(2)) { observer(CountdownEvent(key: key, kind: .tick, remaining: duration + .seconds(1))) }
         }
         return outcome
     }
@@ -358,14 +423,14 @@ final class ListsFinishedKeys: Forwarding, @unchecked Sendable {
 
     override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
         let linger = UInt64(inner.tickInterval.nanoseconds) * 5 / 2
-        return { [lingering] event in
-            if event.kind == .finished { lingering.withLock { $0[key] = SystemClocks.monotonic() + linger } }
+        return { [lingering, weak self] event in
+            if event.kind == .finished, let self { lingering.withLock { $0[key] = self.clockNow() + linger } }
             observer(event)
         }
     }
 
     private var stillListed: [String] {
-        let now = SystemClocks.monotonic()
+        let now = clockNow()
         return lingering.withLock { $0.filter { $0.value > now }.map(\.key) }
     }
 
@@ -380,8 +445,8 @@ final class BusyAfterFinish: Forwarding, @unchecked Sendable {
 
     override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
         let busy = UInt64(inner.tickInterval.nanoseconds)
-        return { [busyUntil] event in
-            if event.kind == .finished { busyUntil.withLock { $0[key] = SystemClocks.monotonic() + busy } }
+        return { [busyUntil, weak self] event in
+            if event.kind == .finished, let self { busyUntil.withLock { $0[key] = self.clockNow() + busy } }
             observer(event)
         }
     }
@@ -389,7 +454,7 @@ final class BusyAfterFinish: Forwarding, @unchecked Sendable {
     override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
     {
-        if let until = busyUntil.withLock({ $0[key] }), until > SystemClocks.monotonic() {
+        if let until = busyUntil.withLock({ $0[key] }), until > clockNow() {
             return .attached(remaining: .zero)
         }
         return try super.start(key: key, duration: duration, observer: observer)
@@ -525,68 +590,108 @@ final class ForegroundResumesPaused: Forwarding, @unchecked Sendable {
     }
 }
 
+/// Drops ticks at random, with a seed of its own each time it is made: two runs of the same
+/// calls hear different events. Aimed at the replay check, which only virtual time can judge.
+final class DropsTicksAtRandom: Forwarding, @unchecked Sendable {
+    private let random = Locked(SystemRandomNumberGenerator())
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        let isFirst = Atomic<Bool>(true)
+        return { [random] event in
+            let first = isFirst.exchange(false, ordering: .relaxed)
+            if !first, event.kind == .tick, random.withLock({ $0.next() % 4 == 0 }) { return }
+            observer(event)
+        }
+    }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
 struct BrokenBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let rejectedBy: String
-    let make: CountdownConformance.Factory
+    /// Builds it on a base: real or virtual.
+    let build: @Sendable (Environment, Base) throws -> any CountdownScheduler
+    /// Whether it is built on the keyed table through `Base`, so that it has a virtual-time
+    /// twin (those aimed at a profile check need the real world, and are judged in real time).
+    let inVirtualTime: Bool
+    /// Whether its check can judge it in real time (replay cannot: real clocks never repeat).
+    let inRealTime: Bool
+
+    init(name: String, rejectedBy: String, inVirtualTime: Bool = true, inRealTime: Bool = true,
+         build: @escaping @Sendable (Environment, Base) throws -> any CountdownScheduler) {
+        self.name = name
+        self.rejectedBy = rejectedBy
+        self.inVirtualTime = inVirtualTime
+        self.inRealTime = inRealTime
+        self.build = build
+    }
+
+    /// On the dispatch-source backend, in real time.
+    var make: CountdownConformance.Factory { { e in try build(e, Base(isVirtual: false)) } }
+
+    /// On the virtual scheduler, driving its clock; nil when it has no virtual twin.
+    var makeInVirtualTime: CountdownConformance.Factory? {
+        guard inVirtualTime else { return nil }
+        return { e in InVirtualTime(try build(e, Base(isVirtual: true))) }
+    }
 
     var testDescription: String { "\(name) → \(rejectedBy)" }
 
     static let all: [BrokenBackend] = [
-        .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try dispatchSource($0)) },
-        .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try dispatchSource($0)) },
-        .init(name: "finishes twice", rejectedBy: "finish") { FinishesTwice(try dispatchSource($0)) },
-        .init(name: "finishes early", rejectedBy: "finish") { FinishesEarly(try dispatchSource($0)) },
-        .init(name: "restarts on attach", rejectedBy: "attach") { RestartsOnAttach(try dispatchSource($0)) },
-        .init(name: "attach(key:) starts", rejectedBy: "attach-only") { AttachStarts(try dispatchSource($0)) },
-        .init(name: "ticks after cancel", rejectedBy: "cancel") { TicksAfterCancel(try dispatchSource($0)) },
-        .init(name: "ignores pause", rejectedBy: "pause-resume") { IgnoresPause(try dispatchSource($0)) },
-        .init(name: "accepts an empty key", rejectedBy: "bad-input") { AcceptsEmptyKey(try dispatchSource($0)) },
+        .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try $1($0)) },
+        .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try $1($0)) },
+        .init(name: "finishes twice", rejectedBy: "finish") { FinishesTwice(try $1($0)) },
+        .init(name: "finishes early", rejectedBy: "finish") { FinishesEarly(try $1($0)) },
+        .init(name: "restarts on attach", rejectedBy: "attach") { RestartsOnAttach(try $1($0)) },
+        .init(name: "attach(key:) starts", rejectedBy: "attach-only") { AttachStarts(try $1($0)) },
+        .init(name: "ticks after cancel", rejectedBy: "cancel") { TicksAfterCancel(try $1($0)) },
+        .init(name: "ignores pause", rejectedBy: "pause-resume") { IgnoresPause(try $1($0)) },
+        .init(name: "accepts an empty key", rejectedBy: "bad-input") { AcceptsEmptyKey(try $1($0)) },
         .init(name: "deadlocks on a re-entrant cancel", rejectedBy: "reentrancy") {
-            DeadlocksOnReentrantCancel(try dispatchSource($0))
+            DeadlocksOnReentrantCancel(try $1($0))
         },
-        .init(name: "races concurrent starts", rejectedBy: "concurrency") { RacesConcurrentStarts(try dispatchSource($0)) },
+        .init(name: "races concurrent starts", rejectedBy: "concurrency") { RacesConcurrentStarts(try $1($0)) },
         .init(name: "delivers off the queue", rejectedBy: "delivery") {
-            DeliversOffQueue(try DispatchSourceScheduler(tickInterval: $0.tickInterval))
+            DeliversOffQueue(try $1.offQueue($0))
         },
-        .init(name: "keeps observers", rejectedBy: "observer-release") { KeepsObservers(try dispatchSource($0)) },
-        .init(name: "leaks a thread", rejectedBy: "shutdown") { LeaksThread(try dispatchSource($0)) },
-        .init(name: "start on a paused key resumes it", rejectedBy: "attach") { AttachResumes(try dispatchSource($0)) },
-        .init(name: "attach(key:) resumes a paused countdown", rejectedBy: "attach-only") { AttachOnlyResumes(try dispatchSource($0)) },
-        .init(name: "never runs a non-ASCII key", rejectedBy: "keys") { IgnoresNonASCIIKeys(try dispatchSource($0)) },
-        .init(name: "compares keys by Unicode scalars", rejectedBy: "keys") { ComparesKeysByScalars(try dispatchSource($0)) },
-        .init(name: "truncates keys at a NUL", rejectedBy: "keys") { TruncatesKeysAtNUL(try dispatchSource($0)) },
-        .init(name: "refuses exactly the maximum duration", rejectedBy: "edges") { RefusesTheMaximum(try dispatchSource($0)) },
-        .init(name: "never runs a countdown shorter than a tick", rejectedBy: "edges") { DropsSubTickDurations(try dispatchSource($0)) },
-        .init(name: "lists a finished key for 2.5 ticks", rejectedBy: "finish") { ListsFinishedKeys(try dispatchSource($0)) },
-        .init(name: "keeps a key busy for a tick after its finish", rejectedBy: "finish") { BusyAfterFinish(try dispatchSource($0)) },
-        .init(name: "its thread outlives a release without shutdown", rejectedBy: "release") { ThreadOutlivesRelease(try dispatchSource($0)) },
-        .init(name: "a key cancelled while paused restarts paused", rejectedBy: "randomized") { RestartsPausedAfterCancel(try dispatchSource($0)) },
-        .init(name: "events(key:) never ends", rejectedBy: "events") { EventsNeverEnd(try dispatchSource($0)) },
+        .init(name: "keeps observers", rejectedBy: "observer-release") { KeepsObservers(try $1($0)) },
+        .init(name: "leaks a thread", rejectedBy: "shutdown") { LeaksThread(try $1($0)) },
+        .init(name: "start on a paused key resumes it", rejectedBy: "attach") { AttachResumes(try $1($0)) },
+        .init(name: "attach(key:) resumes a paused countdown", rejectedBy: "attach-only") { AttachOnlyResumes(try $1($0)) },
+        .init(name: "never runs a non-ASCII key", rejectedBy: "keys") { IgnoresNonASCIIKeys(try $1($0)) },
+        .init(name: "compares keys by Unicode scalars", rejectedBy: "keys") { ComparesKeysByScalars(try $1($0)) },
+        .init(name: "truncates keys at a NUL", rejectedBy: "keys") { TruncatesKeysAtNUL(try $1($0)) },
+        .init(name: "refuses exactly the maximum duration", rejectedBy: "edges") { RefusesTheMaximum(try $1($0)) },
+        .init(name: "never runs a countdown shorter than a tick", rejectedBy: "edges") { DropsSubTickDurations(try $1($0)) },
+        .init(name: "lists a finished key for 2.5 ticks", rejectedBy: "finish") { ListsFinishedKeys(try $1($0)) },
+        .init(name: "keeps a key busy for a tick after its finish", rejectedBy: "finish") { BusyAfterFinish(try $1($0)) },
+        .init(name: "its thread outlives a release without shutdown", rejectedBy: "release") { ThreadOutlivesRelease(try $1($0)) },
+        .init(name: "a key cancelled while paused restarts paused", rejectedBy: "randomized") { RestartsPausedAfterCancel(try $1($0)) },
+        .init(name: "events(key:) never ends", rejectedBy: "events") { EventsNeverEnd(try $1($0)) },
         .init(name: "a consumer that stops cancels the countdown", rejectedBy: "events") {
-            EventsCancelWhenConsumerGoes(try dispatchSource($0))
+            EventsCancelWhenConsumerGoes(try $1($0))
         },
-        .init(name: "events(key:) leaves out the attach tick", rejectedBy: "events") { EventsSkipTheAttachTick(try dispatchSource($0)) },
-        .init(name: "the foreground cancels every countdown", rejectedBy: "lifecycle") { ForegroundCancels(try dispatchSource($0)) },
-        .init(name: "the foreground resumes paused countdowns", rejectedBy: "lifecycle") { ForegroundResumesPaused(try dispatchSource($0)) },
-        .init(name: "drops the overflow silently", rejectedBy: "profile.capacity") { DropsOverflow(try dispatchSource($0)) },
-        .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock") { e in
+        .init(name: "events(key:) leaves out the attach tick", rejectedBy: "events") { EventsSkipTheAttachTick(try $1($0)) },
+        .init(name: "the foreground cancels every countdown", rejectedBy: "lifecycle") { ForegroundCancels(try $1($0)) },
+        .init(name: "the foreground resumes paused countdowns", rejectedBy: "lifecycle") { ForegroundResumesPaused(try $1($0)) },
+        .init(name: "drops ticks at random: no run repeats", rejectedBy: "replay", inRealTime: false) { DropsTicksAtRandom(try $1($0)) },
+        .init(name: "drops the overflow silently", rejectedBy: "profile.capacity", inVirtualTime: false) { DropsOverflow(try $1($0)) },
+        .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock", inVirtualTime: false) { e, _ in
             MisdeclaredProfile(try TimestampScheduler(
                 tickInterval: e.tickInterval, clock: e.wallClock, deliveryQueue: e.deliveryQueue)) { $0.wallClockJump = .immune }
         },
-        .init(name: "timers on the delivery queue: a slow observer stalls every countdown", rejectedBy: "profile.slow-observer") {
-            try TimersOnDeliveryQueue($0)
+        .init(name: "timers on the delivery queue: a slow observer stalls every countdown", rejectedBy: "profile.slow-observer", inVirtualTime: false) { e, _ in
+            try TimersOnDeliveryQueue(e)
         },
-        .init(name: "dispatch-source declared stalling behind a slow observer", rejectedBy: "profile.slow-observer") {
-            MisdeclaredProfile(try dispatchSource($0)) { $0.slowObserver = .stallsCountdowns }
+        .init(name: "dispatch-source declared stalling behind a slow observer", rejectedBy: "profile.slow-observer", inVirtualTime: false) {
+            MisdeclaredProfile(try $1($0)) { $0.slowObserver = .stallsCountdowns }
         },
-        .init(name: "dispatch-source declared drifting", rejectedBy: "profile.drift") {
-            MisdeclaredProfile(try dispatchSource($0)) { $0.drift = .accumulates }
+        .init(name: "dispatch-source declared drifting", rejectedBy: "profile.drift", inVirtualTime: false) {
+            MisdeclaredProfile(try $1($0)) { $0.drift = .accumulates }
         },
-        .init(name: "operation-queue declared drift-free", rejectedBy: "profile.drift") { e in
+        .init(name: "operation-queue declared drift-free", rejectedBy: "profile.drift", inVirtualTime: false) { e, _ in
             MisdeclaredProfile(try OperationQueueScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue)) {
                 $0.drift = .bounded
             }

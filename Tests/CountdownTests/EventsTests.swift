@@ -117,7 +117,7 @@ struct EventsTests {
         let scheduler = try OperationQueueScheduler(tickInterval: .milliseconds(20))
         defer { scheduler.shutdown() }
         try scheduler.start(key: "k", duration: .seconds(2)) { _ in }
-        let consumer = StreamConsumer(scheduler.events(key: "k"), stopAfter: 3)
+        let consumer = StreamConsumer(scheduler.events(key: "k"), time: .real, stopAfter: 3)
         weak let slot = scheduler.observerSlot(key: "k")
         #expect(consumer.waitForEnd() == .stopped)
         #expect(waitUntil(timeout: .seconds(5)) {

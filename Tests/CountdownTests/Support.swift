@@ -20,7 +20,7 @@ extension CountdownBackend: CustomTestStringConvertible {
 }
 
 /// Records one observer's events, delivered on a queue of its own.
-func recorder() -> Recorder { Recorder(DeliveryQueue()) }
+func recorder() -> Recorder { Recorder(DeliveryQueue(), time: .real) }
 
 /// Checks what every observer's event list must satisfy, whatever happened around it:
 /// ticks positive and never increasing, at most one finish, and nothing after it.

@@ -55,7 +55,7 @@ struct SuspendCommand {
         var args = Arguments(arguments, subcommand: "suspend")
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
-        backends = try CountdownBackend.select(try args.value("--backend") ?? "all")
+        backends = try CountdownBackend.selectMeasured(try args.value("--backend") ?? "all", for: "suspend")
         let freeze = try args.duration("--freeze")
         if let freeze, freeze > .seconds(60) { throw UsageError("--freeze must be at most 60s") }
         keys = try args.wholeNumber("--keys", in: 1...1000) ?? 4

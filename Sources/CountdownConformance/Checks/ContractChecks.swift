@@ -6,6 +6,6 @@ enum ContractChecks {
         CancelCheck.check, PauseResumeCheck.check, BadInputCheck.check, ReentrancyCheck.check,
         ConcurrencyCheck.check, DeliveryCheck.check, ObserverReleaseCheck.check, ShutdownCheck.check,
         KeysCheck.check, DurationEdgesCheck.check, ReleaseCheck.check, EventsCheck.check, LifecycleCheck.check,
-        RandomizedCheck.check,
+        RandomizedCheck.check, ReplayCheck.check,
     ]
 }

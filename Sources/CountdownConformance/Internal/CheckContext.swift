@@ -16,6 +16,8 @@ final class CheckContext: Sendable {
         var verdict: CheckResult.Verdict?
         var schedulers: [any CountdownScheduler] = []
         var abandoned = false
+        /// The time the check's first scheduler runs in.
+        var mode: CheckResult.TimeMode?
     }
 
     private let state = Locked(State())
@@ -76,7 +78,8 @@ final class CheckContext: Sendable {
 
     /// For a check that already holds ``OSThreads/creation``.
     func makeSchedulerUnlocked(tick: Duration) throws -> Harness {
-        let harness = try Harness(tick: tick, factory: factory)
+        let harness = try Harness(tick: tick, factory: factory) { [weak self] in self?.fail($0) }
+        state.withLock { $0.mode = $0.mode ?? harness.time.mode }
         state.withLock { $0.schedulers.append(harness.scheduler) }
         return harness
     }
@@ -111,10 +114,28 @@ final class CheckContext: Sendable {
 
     func execute() {
         do {
-            try check.body(self)
+            if let why = check.needsRealWorld, try makeScheduler(tick: .milliseconds(10)).time.mode == .virtual {
+                notApplicable("not in virtual time: \(why)")
+            } else {
+                try check.body(self)
+            }
         } catch {
             fail("threw \(error)")
         }
+        shutDownSchedulers()
+    }
+
+    /// A context of its own for the same check, backend and options: for a run whose findings
+    /// are looked at, not reported (a simulation shrinking a failure).
+    func fresh() -> CheckContext {
+        CheckContext(check: check, options: options, factory: factory)
+    }
+
+    /// The failures recorded so far.
+    var failures: [String] { state.withLock { $0.failures } }
+
+    /// Shuts down every scheduler the check made, unless the check hung.
+    func shutDownSchedulers() {
         let schedulers = state.withLock { state -> [any CountdownScheduler] in
             defer { state.schedulers.removeAll() }
             return state.abandoned ? [] : state.schedulers
@@ -132,7 +153,7 @@ final class CheckContext: Sendable {
             let verdict: CheckResult.Verdict = s.failures.isEmpty ? (s.verdict ?? .pass) : .fail
             return CheckResult(
                 id: check.id, kind: check.kind, verdict: verdict, figure: s.figure,
-                messages: s.failures + s.notes, seconds: seconds)
+                messages: s.failures + s.notes, seconds: seconds, time: s.mode ?? .real)
         }
     }
 }

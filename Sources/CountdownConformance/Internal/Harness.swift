@@ -4,25 +4,46 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A scheduler under test, with the delivery queue and wall clock the suite gave it.
+/// A scheduler under test, with the delivery queue and wall clock the suite gave it, and the
+/// time the check reads and lets pass for it: real time, or the scheduler's own virtual clock.
 final class Harness: Sendable {
     let scheduler: any CountdownScheduler
     let queue: DeliveryQueue
     let wallClock: MovableWallClock
     let tick: Duration
+    let time: CheckTime
 
-    init(tick: Duration, factory: CountdownConformance.Factory) throws {
+    init(tick: Duration, factory: CountdownConformance.Factory, report: @escaping @Sendable (String) -> Void) throws {
         let queue = DeliveryQueue()
         let wallClock = MovableWallClock()
-        self.scheduler = try factory(.init(
+        let scheduler = try factory(.init(
             tickInterval: tick, deliveryQueue: queue.queue, wallClock: wallClock.clock))
+        self.scheduler = scheduler
         self.queue = queue
         self.wallClock = wallClock
         self.tick = tick
+        time = CheckTime(scheduler: scheduler, tick: tick, report: report)
     }
 
-    /// A recorder whose observer runs on this harness's queue.
-    func recorder() -> Recorder { Recorder(queue) }
+    /// A recorder whose observer runs on this harness's queue and stamps this harness's time.
+    func recorder() -> Recorder { Recorder(queue, time: time) }
+
+    /// Nanoseconds on the check's clock for this scheduler.
+    func now() -> UInt64 { time.now() }
+
+    /// Lets `duration` pass for this scheduler (sleeping, or advancing its virtual clock).
+    func settle(_ duration: Duration) { time.settle(duration) }
+
+    /// Until `condition` holds, or `timeout` passed on this scheduler's clock.
+    func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+        time.waitUntil(timeout: timeout, condition)
+    }
+
+    /// Runs everything decided so far on the delivery queue (in virtual time, by an advance of zero).
+    func drain() { time.drain(queue) }
+
+    /// Holds the delivery queue while `body` runs: deliveries pile up behind it.
+    func holding<T>(_ body: () throws -> T) rethrows -> T { try time.holding(queue, body) }
 }
 
 /// The delivery queue the suite hands a backend: it can tell whether a callback runs on it,
@@ -48,6 +69,30 @@ final class DeliveryQueue: Sendable {
     var overlaps: Int { overlapCount.load(ordering: .relaxed) }
 
     func nextSequence() -> UInt64 { sequence.add(1, ordering: .sequentiallyConsistent).newValue }
+
+    /// Every event observers heard on this queue, in the order heard, folded into one number
+    /// (FNV-1a of key, kind, remaining and the check's clock): two runs that heard the same
+    /// events in the same order at the same instants have the same trace.
+    private let traced = Locked((digest: UInt64(0xcbf2_9ce4_8422_2325), events: 0))
+
+    func trace(_ event: CountdownEvent, at: UInt64) {
+        traced.withLock { trace in
+            func mix(_ value: UInt64) {
+                var value = value
+                for _ in 0..<8 {
+                    trace.digest = (trace.digest ^ (value & 0xff)) &* 0x100_0000_01b3
+                    value >>= 8
+                }
+            }
+            for byte in event.key.utf8 { mix(UInt64(byte)) }
+            mix(event.kind == .finished ? 1 : 0)
+            mix(UInt64(bitPattern: event.remaining.nanoseconds))
+            mix(at)
+            trace.events += 1
+        }
+    }
+
+    var trace: (digest: UInt64, events: Int) { traced.withLock { $0 } }
 
     /// Wraps a callback: counts overlaps.
     func entering() {
@@ -107,7 +152,7 @@ final class MovableWallClock: Sendable {
 final class Recorder: Sendable {
     struct Record: Sendable {
         let event: CountdownEvent
-        /// Monotonic nanoseconds when the callback began.
+        /// Nanoseconds on the check's clock (monotonic, or virtual) when the callback began.
         let at: UInt64
         let onDeliveryQueue: Bool
         /// Its place in what ran on the delivery queue.
@@ -116,16 +161,21 @@ final class Recorder: Sendable {
 
     private let records = Locked<[Record]>([])
     let queue: DeliveryQueue
+    let time: CheckTime
 
-    init(_ queue: DeliveryQueue) { self.queue = queue }
+    init(_ queue: DeliveryQueue, time: CheckTime) {
+        self.queue = queue
+        self.time = time
+    }
 
     var observer: CountdownObserver {
         { [self] event in
-            let at = SystemClocks.monotonic()
+            let at = time.now()
             queue.entering()
             defer { queue.leaving() }
             let record = Record(
                 event: event, at: at, onDeliveryQueue: queue.isCurrent, sequence: queue.nextSequence())
+            queue.trace(event, at: at)
             records.withLock { $0.append(record) }
         }
     }
@@ -136,7 +186,7 @@ final class Recorder: Sendable {
     var finishes: [Record] { all.filter { $0.event.kind == .finished } }
 
     func wait(timeout: Duration = .seconds(10), until condition: ([Record]) -> Bool) -> Bool {
-        waitUntil(timeout: timeout) { condition(self.all) }
+        time.waitUntil(timeout: timeout) { condition(self.all) }
     }
 
     func waitForFinish(timeout: Duration = .seconds(10)) -> Bool {
@@ -153,18 +203,15 @@ func nanoseconds(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 /// Allowed for clock granularity in "never before" comparisons, and for nothing else.
 let granularity: UInt64 = 1_000_000
 
-/// Polls `condition` every 2 ms until it holds or `timeout` passes: the watchdog of every wait.
-/// Checks run on threads of their own, so a check that sleeps blocks nobody else.
-func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+/// Polls `condition` every 2 ms until it holds or `timeout` passes in real time: the watchdog of
+/// every wait for the real world (a thread's exit, a scheduler's release). Checks run on threads
+/// of their own, so a check that sleeps blocks nobody else. A wait for what a scheduler does in
+/// time goes through its harness (``Harness/waitUntil(timeout:_:)``).
+func realTimeWait(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
     let deadline = SystemClocks.monotonic() + nanoseconds(timeout)
     while SystemClocks.monotonic() < deadline {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.002)
     }
     return condition()
-}
-
-/// Lets time pass on the check's own thread.
-func settle(_ d: Duration) {
-    Thread.sleep(forTimeInterval: max(d.seconds, 0))
 }

@@ -21,10 +21,15 @@ final class StreamConsumer: Sendable {
 
     private let state = Locked(State())
     private let task: Task<Void, Never>
+    private let time: CheckTime
 
-    /// - Parameter stopAfter: break out of the loop after this many elements.
-    init(_ stream: AsyncStream<CountdownEvent>, stopAfter: Int? = nil) {
+    /// - Parameters:
+    ///   - time: the clock of the scheduler the stream comes from: what each element is stamped
+    ///     with, and what a wait for the end lets pass.
+    ///   - stopAfter: break out of the loop after this many elements.
+    init(_ stream: AsyncStream<CountdownEvent>, time: CheckTime, stopAfter: Int? = nil) {
         let state = self.state
+        self.time = time
         // On an executor of its own: beside a backend that blocks the global pool (sleeping
         // OperationQueue workers), a consumer on it would wait seconds to run, and the check
         // would judge the pool, not the backend.
@@ -32,7 +37,7 @@ final class StreamConsumer: Sendable {
             for await event in stream {
                 let count = state.withLock { state -> Int in
                     let record = Recorder.Record(
-                        event: event, at: SystemClocks.monotonic(), onDeliveryQueue: false, sequence: 0)
+                        event: event, at: time.now(), onDeliveryQueue: false, sequence: 0)
                     state.records.append(record)
                     return state.records.count
                 }
@@ -49,12 +54,17 @@ final class StreamConsumer: Sendable {
     var count: Int { all.count }
     var end: End? { state.withLock { $0.end } }
 
+    /// Until the consumer has heard `count` elements, or `timeout` passed on the check's clock.
+    func wait(forCount count: Int, timeout: Duration = .seconds(10)) -> Bool {
+        time.waitUntil(timeout: timeout, paced: true) { self.count >= count }
+    }
+
     /// Cancels the consumer's task: it stops waiting for elements.
     func cancel() { task.cancel() }
 
     /// Waits until the loop is over, however it ended; returns how.
     func waitForEnd(timeout: Duration = .seconds(10)) -> End? {
-        _ = waitUntil(timeout: timeout) { end != nil }
+        _ = time.waitUntil(timeout: timeout, paced: true) { end != nil }
         return end
     }
 }

@@ -72,7 +72,7 @@ enum OSThreads {
     static func waitForExit(_ threads: Set<Int>, timeout: Duration) -> [String] {
         // Until /proc has been read, every one of them counts as running.
         var running = Dictionary(uniqueKeysWithValues: threads.map { ($0, "unread") })
-        _ = waitUntil(timeout: timeout) {
+        _ = realTimeWait(timeout: timeout) {
             guard let now = current() else { return false }  // unknown is not "exited"
             running = now.filter { threads.contains($0.key) && !isForeign($0.value) }
             return running.isEmpty

@@ -14,14 +14,14 @@ enum AttachCheck {
         let tick = Duration.milliseconds(20), duration = Duration.seconds(4)
         let h = try c.makeScheduler(tick: tick)
         let old = h.recorder(), new = h.recorder()
-        let before = SystemClocks.monotonic()
+        let before = h.now()
         try h.scheduler.start(key: "sms", duration: duration, observer: old.observer)
         // Counted, not slept: the first tick and 24 more mean at least 24 ticks have passed.
         guard c.expect(old.wait { $0.count >= 25 }, "fewer than 25 ticks in 10 s at a 20 ms tick") else { return }
         // On the delivery queue nothing of the old observer's can be in flight.
         let (outcome, oldCount, attachedAt) = try h.queue.queue.sync {
             let outcome = try h.scheduler.start(key: "sms", duration: duration, observer: new.observer)
-            return (outcome, old.count, SystemClocks.monotonic())
+            return (outcome, old.count, h.now())
         }
         guard case .attached(let remaining) = outcome else {
             c.fail("start on a running key returned \(outcome), not attached")
@@ -35,16 +35,16 @@ enum AttachCheck {
         let behind = h.recorder(), successor = h.recorder()
         try h.scheduler.start(key: "held", duration: duration, observer: behind.observer)
         _ = behind.wait { $0.count >= 2 }
-        let behindCount = try h.queue.holding {
+        let behindCount = try h.holding {
             let count = behind.count
-            settle(tick * 3)
+            h.settle(tick * 3)
             _ = try h.scheduler.start(key: "held", duration: duration, observer: successor.observer)
             return count
         }
 
         guard c.expect(new.waitForFinish(), "the new observer heard no finish") else { return }
-        settle(tick * 3)
-        h.queue.drain()
+        h.settle(tick * 3)
+        h.drain()
         c.expect(old.count == oldCount, "the replaced observer heard \(old.all.dropFirst(oldCount).map { EventRules.describe($0.event) })")
         c.expect(behind.count == behindCount, "ticks queued before the attach reached the replaced observer")
         c.expect(successor.count >= 1, "the observer attached behind a busy queue heard nothing")
@@ -70,12 +70,12 @@ enum AttachCheck {
         try h.scheduler.start(key: "paused", duration: duration, observer: paused.observer)
         _ = paused.wait { $0.count >= 3 }
         c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
-        h.queue.drain()
+        h.drain()
         if let frozen = h.scheduler.remaining(key: "paused") {
             let onPaused = try h.scheduler.start(key: "paused", duration: duration, observer: attached.observer)
             c.expect(onPaused == .attached(remaining: frozen), "start on a paused key returned \(onPaused), not attached(\(frozen))")
-            settle(tick * 5)
-            h.queue.drain()
+            h.settle(tick * 5)
+            h.drain()
             let later = h.scheduler.remaining(key: "paused")
             c.expect(later == frozen, "start on a paused key resumed it: remaining went from \(frozen) to \(String(describing: later))")
             c.expect(attached.count == 1, "the observer attached to a paused countdown heard \(attached.count) events in 5 ticks, not the one attach tick")

@@ -29,12 +29,12 @@ enum AttachOnlyCheck {
         c.expect(told > .zero && told <= .seconds(3) - .milliseconds(80) + .milliseconds(1),
                  "attach(key:) told \(told) after at least four ticks of a 3 s countdown")
         _ = second.wait { $0.count >= 3 }
-        h.queue.drain()
+        h.drain()
         c.expect(second.all.first?.event == CountdownEvent(key: "sms", kind: .tick, remaining: told),
                  "the attached observer's first event is not tick(\(told))")
         c.expect(first.count == firstCount, "the replaced observer kept hearing")
         EventRules.wellFormed(second.all, "attached", in: c)
-        settle(.milliseconds(50))
+        h.settle(.milliseconds(50))
         c.expect(stray.count == 0, "the observer of an attach to nothing was called")
 
         // Attached to a paused countdown, attach(key:) tells the frozen remaining and resumes nothing.
@@ -42,15 +42,15 @@ enum AttachOnlyCheck {
         try h.scheduler.start(key: "paused", duration: .seconds(3), observer: paused.observer)
         _ = paused.wait { $0.count >= 3 }
         c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
-        h.queue.drain()
+        h.drain()
         guard let frozen = h.scheduler.remaining(key: "paused") else {
             c.fail("remaining(key:) is nil for a paused countdown")
             return
         }
         let toldPaused = h.scheduler.attach(key: "paused", observer: watcher.observer)
         c.expect(toldPaused == frozen, "attach(key:) to a paused countdown told \(String(describing: toldPaused)), not the frozen \(frozen)")
-        settle(.milliseconds(100))
-        h.queue.drain()
+        h.settle(.milliseconds(100))
+        h.drain()
         let later = h.scheduler.remaining(key: "paused")
         c.expect(later == frozen, "attach(key:) resumed a paused countdown: remaining went from \(frozen) to \(String(describing: later))")
         c.expect(watcher.count == 1, "the observer attached to a paused countdown heard \(watcher.count) events in 5 ticks, not the one attach tick")

@@ -32,7 +32,7 @@ enum BadInputCheck {
         // Refused for the running key too: too long is not an attach.
         refuses("running", tooLong, .durationAboveMaximum(tooLong, maximum: maximum))
         _ = running.wait { $0.count >= 3 }
-        settle(.milliseconds(60))
+        h.settle(.milliseconds(60))
         c.expect(running.count >= 3, "the running countdown stopped ticking after refused starts")
         c.expect(refused.count == 0, "the observer of a refused start was called \(refused.count) times")
         c.expectEqual(s.activeKeys, ["running"], "activeKeys", "after refused starts")

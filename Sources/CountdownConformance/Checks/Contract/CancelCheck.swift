@@ -21,7 +21,7 @@ enum CancelCheck {
         try s.start(key: "a", duration: .seconds(5), observer: fromThread.observer)
         _ = fromThread.wait { $0.count >= 3 }
         c.expect(s.cancel(key: "a"), "cancel of a running countdown returned false")
-        h.queue.drain()
+        h.drain()
         let afterCancel = fromThread.count
         c.expect(s.cancel(key: "a") == false, "a second cancel returned true")
         c.expect(s.remaining(key: "a") == nil, "remaining(key:) is not nil after cancel")
@@ -37,9 +37,9 @@ enum CancelCheck {
         let queued = h.recorder()
         try s.start(key: "q", duration: .seconds(5), observer: queued.observer)
         _ = queued.wait { $0.count >= 2 }
-        let beforeHold = h.queue.holding {
+        let beforeHold = h.holding {
             let count = queued.count
-            settle(tick * 6)
+            h.settle(tick * 6)
             c.expect(s.cancel(key: "q"), "cancel behind a busy queue returned false")
             return count
         }
@@ -50,8 +50,8 @@ enum CancelCheck {
         c.expect(s.pause(key: "c"), "pause returned false")
         c.expect(s.cancel(key: "c"), "cancel of a paused countdown returned false")
 
-        settle(tick * 15)
-        h.queue.drain()
+        h.settle(tick * 15)
+        h.drain()
         c.expect(fromThread.count == afterCancel, "\(fromThread.count - afterCancel) events after cancel returned (called from another thread)")
         c.expect(onQueue.count == atCancel, "\(onQueue.count - atCancel) events after cancel returned (called on the delivery queue)")
         c.expect(queued.count == beforeHold, "\(queued.count - beforeHold) queued ticks delivered after cancel returned")

@@ -16,8 +16,8 @@ enum DeliveryCheck {
         for (i, log) in logs.enumerated() {
             try h.scheduler.start(key: "k\(i)", duration: .milliseconds(150 + 10 * Int64(i)), observer: log.observer)
         }
-        c.expect(waitUntil { logs.allSatisfy { !$0.finishes.isEmpty } }, "not every countdown finished")
-        h.queue.drain()
+        c.expect(h.waitUntil { logs.allSatisfy { !$0.finishes.isEmpty } }, "not every countdown finished")
+        h.drain()
         let records = logs.flatMap(\.all)
         let off = records.filter { !$0.onDeliveryQueue }.count
         c.expect(off == 0, "\(off) of \(records.count) callbacks ran off the delivery queue")

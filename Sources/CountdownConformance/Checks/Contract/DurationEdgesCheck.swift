@@ -18,11 +18,11 @@ enum DurationEdgesCheck {
         // Every accepted start is heard from and finishes, never early.
         for (label, duration) in [("1 ns", Duration.nanoseconds(1)), ("half a tick", tick / 2), ("2.5 ticks", tick * 5 / 2)] {
             let log = h.recorder()
-            let before = SystemClocks.monotonic()
+            let before = h.now()
             let outcome = try s.start(key: label, duration: duration, observer: log.observer)
             c.expect(outcome == .started, "\(label): start returned \(outcome)")
             guard c.expect(log.waitForFinish(), "\(label): started, and no finish within 10 s") else { continue }
-            h.queue.drain()
+            h.drain()
             EventRules.wellFormed(log.all, label, in: c)
             c.expect(log.all.first?.event == CountdownEvent(key: label, kind: .tick, remaining: duration),
                      "\(label): the first event is \(log.all.first.map { EventRules.describe($0.event) } ?? "none"), not tick(\(duration))")
@@ -39,7 +39,7 @@ enum DurationEdgesCheck {
             c.expect(outcome == .started, "start with exactly the maximum duration (\(maximum)) returned \(outcome)")
             c.expect(atMaximum.wait(timeout: .seconds(3)) { !$0.isEmpty },
                      "started with exactly the maximum duration, then nothing was heard within 3 s")
-            h.queue.drain()
+            h.drain()
             c.expect(atMaximum.all.first?.event.remaining == maximum,
                      "the first tick of a countdown of the maximum duration carries \(atMaximum.all.first.map { "\($0.event.remaining)" } ?? "nothing"), not \(maximum)")
         } catch {
@@ -56,8 +56,8 @@ enum DurationEdgesCheck {
         }
         c.expectEqual(Set(s.activeKeys), keysBefore, "the set of active keys", "after a refused start")
         c.expect(s.cancel(key: "maximum"), "cancel of the countdown of the maximum duration returned false")
-        settle(tick * 2)
-        h.queue.drain()
+        h.settle(tick * 2)
+        h.drain()
         c.expect(above.count == 0, "the observer of the refused start was called")
 
         // The package's shortest tick interval works (or is refused for a longer minimum of the
@@ -70,7 +70,7 @@ enum DurationEdgesCheck {
                 try fast.scheduler.start(key: "fast", duration: .milliseconds(20), observer: log.observer)
                 c.expect(log.waitForFinish(),
                          "a scheduler made with a \(interval) tick interval never finished a 20 ms countdown")
-                fast.queue.drain()
+                fast.drain()
                 EventRules.wellFormed(log.all, "tick \(interval)", in: c)
             } catch let error as CountdownError {
                 guard case .tickIntervalTooShort(_, let minimum) = error else {

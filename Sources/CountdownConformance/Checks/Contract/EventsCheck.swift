@@ -15,7 +15,7 @@ enum EventsCheck {
         let s = h.scheduler
 
         // No countdown: the stream ends at once and nothing starts.
-        let none = StreamConsumer(s.events(key: "none"))
+        let none = StreamConsumer(s.events(key: "none"), time: h.time)
         c.expectEqual(none.waitForEnd(), .ended, "the stream of an unknown key's end")
         c.expectEqual(none.count, 0, "elements of an unknown key's stream")
         c.expectEqual(s.activeCount, 0, "activeCount after events(key:) on an unknown key")
@@ -23,11 +23,11 @@ enum EventsCheck {
         // Attach: the first element is the remaining time, then ticks, the finish, the end.
         let duration = Duration.seconds(1)
         let replaced = h.recorder()
-        let startedAt = SystemClocks.monotonic()
+        let startedAt = h.now()
         try s.start(key: "sms", duration: duration, observer: replaced.observer)
         _ = replaced.wait { $0.count >= 3 }
         let before = s.remaining(key: "sms")
-        let attached = StreamConsumer(s.events(key: "sms"))
+        let attached = StreamConsumer(s.events(key: "sms"), time: h.time)
         let after = s.remaining(key: "sms")
         let replacedCount = h.queue.queue.sync { replaced.count }
         c.expectEqual(attached.waitForEnd(), .ended, "the end of a finishing countdown's stream")
@@ -44,33 +44,33 @@ enum EventsCheck {
         if let finish = heard.last, finish.event.kind == .finished {
             c.expect(finish.at + granularity >= startedAt + nanoseconds(duration), "the stream's finish came before the deadline")
         }
-        h.queue.drain()
+        h.drain()
         c.expectEqual(replaced.count, replacedCount, "events heard by the observer the stream replaced")
 
         // A paused countdown: the frozen remaining, and it stays paused.
         try s.start(key: "paused", duration: .seconds(5)) { _ in }
         _ = s.pause(key: "paused")
         let frozen = s.remaining(key: "paused")
-        let onPaused = StreamConsumer(s.events(key: "paused"))
-        c.expect(waitUntil { onPaused.count >= 1 }, "the stream of a paused countdown told nothing")
+        let onPaused = StreamConsumer(s.events(key: "paused"), time: h.time)
+        c.expect(onPaused.wait(forCount: 1), "the stream of a paused countdown told nothing")
         c.expectEqual(onPaused.all.first?.event.remaining, frozen, "the paused countdown's first element")
-        settle(tick * 3)
+        h.settle(tick * 3)
         c.expectEqual(s.remaining(key: "paused"), frozen, "a paused countdown's remaining after events(key:)")
         c.expectEqual(onPaused.count, 1, "elements of a paused countdown's stream in 3 ticks")
 
         // Cancel, replacement and shutdown each end the stream, with no finish.
         for (key, end) in [("cancelled", "a cancel"), ("replaced", "another observer's attach")] {
             try s.start(key: key, duration: .seconds(30)) { _ in }
-            let consumer = StreamConsumer(s.events(key: key))
+            let consumer = StreamConsumer(s.events(key: key), time: h.time)
             // Ticks are relayed: a watchdog, not a count in a window, which a stalled machine
             // (a backend skipping ticks to catch up) would miss.
-            c.expect(waitUntil { consumer.count >= 2 }, "the stream relayed no tick in 10 s (before \(end))")
+            c.expect(consumer.wait(forCount: 2), "the stream relayed no tick in 10 s (before \(end))")
             if key == "cancelled" { _ = s.cancel(key: key) } else { _ = s.attach(key: key) { _ in } }
             c.expectEqual(consumer.waitForEnd(), .ended, "the stream's end after \(end)")
             c.expect(!consumer.all.contains { $0.event.kind == .finished }, "the stream heard a finish after \(end)")
             EventRules.wellFormed(consumer.all, "events before \(end)", in: c)
         }
-        let shutDown = StreamConsumer(s.events(key: "paused"))
+        let shutDown = StreamConsumer(s.events(key: "paused"), time: h.time)
         s.shutdown()
         c.expectEqual(shutDown.waitForEnd(), .ended, "the stream's end after shutdown()")
         c.expectEqual(onPaused.waitForEnd(), .ended, "the end of a stream replaced by another stream")
@@ -83,11 +83,11 @@ enum EventsCheck {
             // backend that blocks the pool) still finds it running.
             let short = Duration.seconds(3)
             try h2.scheduler.start(key: key, duration: short) { _ in }
-            let consumer = StreamConsumer(h2.scheduler.events(key: key), stopAfter: how == .stopped ? 3 : nil)
-            _ = waitUntil { consumer.count >= 3 }
+            let consumer = StreamConsumer(h2.scheduler.events(key: key), time: h2.time, stopAfter: how == .stopped ? 3 : nil)
+            _ = consumer.wait(forCount: 3)
             if how == .cancelled { consumer.cancel() }
             c.expectEqual(consumer.waitForEnd(), how, "how the consumer's loop ended")
-            settle(tick * 2)
+            h2.settle(tick * 2)
             let left = h2.scheduler.remaining(key: key)
             c.expect(left != nil, "the countdown was gone after its consumer \(how == .stopped ? "stopped" : "was cancelled")")
             let later = h2.recorder()

@@ -24,7 +24,7 @@ enum FinishCheck {
         let whole = h.recorder(), partial = h.recorder(), again = h.recorder()
         let atFinish = Locked<AtFinish?>(nil)
         let recordWhole = whole.observer
-        let before = SystemClocks.monotonic()
+        let before = h.now()
         // The moment the finish is delivered, the key is free: nothing left to query, and a
         // start begins a new countdown (an observer may call the scheduler).
         try s.start(key: "whole", duration: .milliseconds(300)) { event in
@@ -42,8 +42,8 @@ enum FinishCheck {
         try h.scheduler.start(key: "partial", duration: .milliseconds(250), observer: partial.observer)
         let finished = whole.waitForFinish() && partial.waitForFinish()
         guard c.expect(finished, "no finish within 10 s of 300 ms and 250 ms countdowns") else { return }
-        settle(.milliseconds(300))  // three ticks of silence: a second finish or a late tick would show
-        h.queue.drain()
+        h.settle(.milliseconds(300))  // three ticks of silence: a second finish or a late tick would show
+        h.drain()
         var errors: [String] = []
         for (key, log, ms) in [("whole", whole, 300), ("partial", partial, 250)] {
             EventRules.wellFormed(log.all, key, in: c)

@@ -40,7 +40,7 @@ enum KeysCheck {
         for (label, key, log) in logs {
             c.expect(log.wait(timeout: .seconds(3)) { !$0.isEmpty }, "\(label): started, then nothing was heard within 3 s")
             c.expect(log.waitForFinish(), "\(label): no finish within 10 s of a 200 ms countdown")
-            h.queue.drain()
+            h.drain()
             EventRules.wellFormed(log.all, label, in: c)
             c.expect(log.all.allSatisfy { $0.event.key == key }, "\(label): an event carried another key")
         }

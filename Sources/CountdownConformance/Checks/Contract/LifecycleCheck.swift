@@ -19,17 +19,17 @@ enum LifecycleCheck {
         let s = h.scheduler
         let running = h.recorder(), paused = h.recorder()
         s.enteredForeground()  // no background first: nothing to take off
-        let before = SystemClocks.monotonic()
+        let before = h.now()
         try s.start(key: "running", duration: duration, observer: running.observer)
         try s.start(key: "paused", duration: .seconds(30), observer: paused.observer)
         c.expect(s.pause(key: "paused"), "pause returned false")
-        h.queue.drain()
+        h.drain()
         let heardWhilePaused = paused.count
         let frozen = s.remaining(key: "paused")
         c.expect(running.wait { $0.count >= 3 }, "no ticks before the background")
 
         s.enteredBackground()
-        settle(.milliseconds(300))
+        h.settle(.milliseconds(300))
         s.enteredBackground()  // a second call keeps the first one's time
         s.enteredForeground()
         s.enteredForeground()  // a second foreground has nothing to take off
@@ -39,8 +39,8 @@ enum LifecycleCheck {
         c.expect(stillFrozen == frozen, "the paused countdown moved from \(String(describing: frozen)) to \(String(describing: stillFrozen))")
 
         guard c.expect(running.waitForFinish(), "the running countdown did not finish within 10 s") else { return }
-        settle(.milliseconds(60))
-        h.queue.drain()
+        h.settle(.milliseconds(60))
+        h.drain()
         EventRules.wellFormed(running.all, "running", in: c)
         if let finish = running.finishes.first {
             let deadline = before + nanoseconds(duration)

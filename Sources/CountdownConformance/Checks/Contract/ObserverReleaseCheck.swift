@@ -18,13 +18,13 @@ enum ObserverReleaseCheck {
         let cancelled = try startWatched(s, key: "cancel", duration: .seconds(5))
         let replaced = try startWatched(s, key: "replace", duration: .seconds(5))
         c.expect(finishing.isAlive && cancelled.isAlive && replaced.isAlive, "observers were released while in use")
-        c.expect(waitUntil { finished.withLock { $0 } }, "the 40 ms countdown never finished")
+        c.expect(h.waitUntil { finished.withLock { $0 } }, "the 40 ms countdown never finished")
         c.expect(s.cancel(key: "cancel"), "cancel returned false")
         let replacement = try startWatched(s, key: "replace", duration: .seconds(5))
-        h.queue.drain()
-        c.expect(waitUntil(timeout: .seconds(3)) { !finishing.isAlive }, "the observer of a finished countdown is still referenced")
-        c.expect(waitUntil(timeout: .seconds(3)) { !cancelled.isAlive }, "the observer of a cancelled countdown is still referenced")
-        c.expect(waitUntil(timeout: .seconds(3)) { !replaced.isAlive }, "a replaced observer is still referenced")
+        h.drain()
+        c.expect(h.waitUntil(timeout: .seconds(3)) { !finishing.isAlive }, "the observer of a finished countdown is still referenced")
+        c.expect(h.waitUntil(timeout: .seconds(3)) { !cancelled.isAlive }, "the observer of a cancelled countdown is still referenced")
+        c.expect(h.waitUntil(timeout: .seconds(3)) { !replaced.isAlive }, "a replaced observer is still referenced")
         c.expect(replacement.isAlive, "the current observer was released")
     }
 

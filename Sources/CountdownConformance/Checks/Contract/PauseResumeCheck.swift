@@ -17,32 +17,32 @@ enum PauseResumeCheck {
         let log = h.recorder()
         c.expect(s.pause(key: "k") == false, "pause of an unknown key returned true")
         c.expect(s.resume(key: "k") == false, "resume of an unknown key returned true")
-        let before = SystemClocks.monotonic()
+        let before = h.now()
         try s.start(key: "k", duration: duration, observer: log.observer)
         c.expect(s.resume(key: "k") == false, "resume of a running countdown returned true")
         _ = log.wait { $0.count >= 10 }
         c.expect(s.pause(key: "k"), "pause of a running countdown returned false")
-        let pausedAfter = SystemClocks.monotonic()
+        let pausedAfter = h.now()
         c.expect(s.pause(key: "k") == false, "pause of a paused countdown returned true")
-        h.queue.drain()
+        h.drain()
         let atPause = log.count
         guard let frozen = s.remaining(key: "k") else {
             c.fail("remaining(key:) is nil for a paused countdown")
             return
         }
-        settle(.milliseconds(300))
-        h.queue.drain()
+        h.settle(.milliseconds(300))
+        h.drain()
         c.expect(log.count == atPause, "\(log.count - atPause) events while paused")
         let stillFrozen = s.remaining(key: "k")
         c.expect(stillFrozen == frozen, "remaining moved while paused: \(frozen) then \(String(describing: stillFrozen))")
         let keysWhilePaused = s.activeKeys
         c.expect(keysWhilePaused == ["k"], "activeKeys is \(keysWhilePaused) while paused")
-        let resumedBefore = SystemClocks.monotonic()
+        let resumedBefore = h.now()
         c.expect(s.resume(key: "k"), "resume of a paused countdown returned false")
         c.expect(s.resume(key: "k") == false, "a second resume returned true")
         guard c.expect(log.waitForFinish(), "no finish within 10 s of the resume") else { return }
-        settle(.milliseconds(60))
-        h.queue.drain()
+        h.settle(.milliseconds(60))
+        h.drain()
         EventRules.wellFormed(log.all, "k", in: c)
         let afterResume = Array(log.all.dropFirst(atPause))
         c.expect(afterResume.count >= 2, "no tick after the resume")

@@ -28,13 +28,13 @@ enum ReentrancyCheck {
             let cancelled = s.cancel(key: "outer")
             results.withLock { $0.append("pause=\(paused) resume=\(resumed) cancel=\(cancelled)") }
         }
-        guard c.expect(waitUntil { !results.withLock { $0 }.isEmpty },
+        guard c.expect(h.waitUntil { !results.withLock { $0 }.isEmpty },
                        "the callback that called back into the scheduler never returned (deadlock?)")
         else { return }
         c.expect(results.withLock { $0 } == ["pause=true resume=true cancel=true"],
                  "from a callback: \(results.withLock { $0 })")
         c.expect(inner.waitForFinish(), "a countdown started from a callback never finished")
         var left = 0
-        c.expect(waitUntil { left = s.activeCount; return left == 0 }, "\(left) countdowns left")
+        c.expect(h.waitUntil { left = s.activeCount; return left == 0 }, "\(left) countdowns left")
     }
 }

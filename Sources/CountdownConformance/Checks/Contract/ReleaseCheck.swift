@@ -20,10 +20,10 @@ enum ReleaseCheck {
         c.release(harness!.scheduler)
         let (scheduler, watched, queue) = try exercise(harness!, in: c)
         harness = nil
-        c.expect(waitUntil(timeout: .seconds(3)) { !scheduler.isAlive },
+        c.expect(realTimeWait(timeout: .seconds(3)) { !scheduler.isAlive },
                  "the scheduler is still referenced 3 s after its last reference was released")
         queue.drain()
-        c.expect(waitUntil(timeout: .seconds(3)) { watched.allSatisfy { !$0.isAlive } },
+        c.expect(realTimeWait(timeout: .seconds(3)) { watched.allSatisfy { !$0.isAlive } },
                  "\(watched.filter(\.isAlive).count) of 3 observers still referenced after the scheduler was released")
         c.expectThreadsEnded(ownThreads, after: "it was released (never shut down)")
     }
@@ -38,7 +38,7 @@ enum ReleaseCheck {
             if pause { c.expect(h.scheduler.pause(key: key), "pause returned false") }
             watched.append(Watched(token))
         }
-        settle(.milliseconds(50))
+        h.settle(.milliseconds(50))
         return (WeakScheduler(h.scheduler), watched, h.queue)
     }
 }

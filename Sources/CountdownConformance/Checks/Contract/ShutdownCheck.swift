@@ -20,7 +20,7 @@ enum ShutdownCheck {
         // Released, the scheduler must go away and take the threads it started with it.
         c.release(harness!.scheduler)
         harness = nil
-        c.expect(waitUntil(timeout: .seconds(3)) { !released.isAlive },
+        c.expect(realTimeWait(timeout: .seconds(3)) { !released.isAlive },
                  "the scheduler is still referenced after shutdown and release")
         c.expectThreadsEnded(ownThreads, after: "shutdown and release")
     }
@@ -33,9 +33,9 @@ enum ShutdownCheck {
         }
         c.expect(h.scheduler.pause(key: "k0"), "pause returned false")
         _ = logs[1].wait { $0.count >= 3 }
-        let counts = h.queue.holding {
+        let counts = h.holding {
             let counts = logs.map(\.count)
-            settle(.milliseconds(50))  // ticks queue up behind the hold
+            h.settle(.milliseconds(50))  // ticks queue up behind the hold
             h.scheduler.shutdown()
             return counts
         }
@@ -47,8 +47,8 @@ enum ShutdownCheck {
         } catch {
             c.expect(error == .shutDown, "start after shutdown threw \(error), not shutDown")
         }
-        settle(.milliseconds(100))
-        h.queue.drain()
+        h.settle(.milliseconds(100))
+        h.drain()
         c.expect(logs.map(\.count) == counts, "events after shutdown: \(zip(logs.map(\.count), counts).map { $0 - $1 })")
         c.expect(logs.allSatisfy { $0.finishes.isEmpty }, "a countdown finished after shutdown")
         return WeakScheduler(h.scheduler)

@@ -14,10 +14,10 @@ enum TicksCheck {
         let tick = Duration.milliseconds(30), duration = Duration.milliseconds(300)
         let h = try c.makeScheduler(tick: tick)
         let log = h.recorder()
-        let before = SystemClocks.monotonic()
+        let before = h.now()
         try h.scheduler.start(key: "k", duration: duration, observer: log.observer)
         guard c.expect(log.waitForFinish(), "no finish within 10 s of a 300 ms countdown") else { return }
-        h.queue.drain()
+        h.drain()
         let ticks = log.ticks
         EventRules.wellFormed(log.all, "k", in: c)
         EventRules.neverEarly(ticks, duration: duration, start: before, "k", in: c)

@@ -8,6 +8,7 @@ enum ProfileDriftCheck {
     static let check = ConformanceCheck(
         "profile.drift", .profile,
         "the finish error grows with the countdown's length only when declared",
+        needsRealWorld: "it measures how real timers drift",
         body: run)
 
     /// Rounds the drift is taken from, and the most rounds run to get them.
