@@ -51,7 +51,9 @@ struct BrokenBackendTests {
     func scoreInVirtualTime() throws {
         let candidates = BrokenBackend.all.filter { $0.makeInVirtualTime != nil }
         let results = Locked<[String: CheckResult]>([:])
-        let slots = DispatchSemaphore(value: 6)
+        // Two at a time: virtual time runs flat out on a core, and the real-time checks of the
+        // other suites, running meanwhile, need the machine's other core to keep their time.
+        let slots = DispatchSemaphore(value: 2)
         let done = DispatchGroup()
         for broken in candidates {
             let check = try #require(CountdownConformance.checks.first { $0.id == broken.rejectedBy })

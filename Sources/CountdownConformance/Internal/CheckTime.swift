@@ -60,30 +60,37 @@ final class CheckTime: Sendable {
     /// backend in virtual time delivers what is due before `advance` returns, so no real time
     /// is waited for.
     ///
-    /// `paced`: the condition is met on another thread (an `events(key:)` consumer's task),
-    /// which real time, not virtual time, lets run: after each virtual step it gets up to 20 ms
-    /// of real time to catch up, so that the clock does not race ahead of it.
-    func waitUntil(timeout: Duration = .seconds(10), paced: Bool = false, _ condition: () -> Bool) -> Bool {
+    /// `pacedBy`: the condition is met on another thread (an `events(key:)` consumer's task),
+    /// which real time, not virtual time, lets run; the closure reads how far that thread has
+    /// got. After each virtual step the thread gets real time to catch up, until it has gone
+    /// quiet for a millisecond (20 ms at most), so that the clock does not race ahead of it.
+    func waitUntil(timeout: Duration = .seconds(10), pacedBy progress: (() -> Int)? = nil, _ condition: () -> Bool) -> Bool {
+        let paced = progress != nil
         guard let virtual else { return realTimeWait(timeout: timeout, condition) }
         advance(virtual, by: .zero)
-        if paced ? catchUp(condition) : condition() { return true }
+        if paced ? catchUp(condition, progress!) : condition() { return true }
         var left = timeout
         while left > .zero, virtual.scheduler != nil {
             let step = min(step, left)
             advance(virtual, by: step)
             left -= step
-            if paced ? catchUp(condition) : condition() { return true }
+            if paced ? catchUp(condition, progress!) : condition() { return true }
         }
         return false
     }
 
-    /// Up to 20 ms of real time for another thread to meet `condition`.
-    private func catchUp(_ condition: () -> Bool) -> Bool {
-        let end = SystemClocks.monotonic() + 20_000_000
+    /// Real time for another thread to meet `condition`: until its `progress` has stood still
+    /// for a millisecond, and 20 ms at most.
+    private func catchUp(_ condition: () -> Bool, _ progress: () -> Int) -> Bool {
+        let began = SystemClocks.monotonic()
+        var last = progress(), lastChange = began
         while true {
             if condition() { return true }
-            if SystemClocks.monotonic() >= end { return false }
-            Thread.sleep(forTimeInterval: 0.0005)
+            let now = SystemClocks.monotonic()
+            if now - began >= 20_000_000 || now - lastChange >= 1_000_000 { return false }
+            Thread.sleep(forTimeInterval: 0.0002)
+            let seen = progress()
+            if seen != last { last = seen; lastChange = SystemClocks.monotonic() }
         }
     }
 

@@ -66,7 +66,7 @@ enum RandomizedSimulation {
         let outcome = play(operations[...], on: h, in: c, seed: seed)
         let seconds = Double(SystemClocks.monotonic() - began) / 1e9
         c.figure(String(format: "%d operations on %d keys in %.2f s of real time, %@ of virtual time; %d countdowns, %d finishes, %d events (trace %016llx); seed %llu",
-                        count, keys, seconds, "\(Duration.nanoseconds(Int64(h.now())))", outcome.countdowns, outcome.finishes,
+                        count, keys, seconds, DurationText.nanoseconds(Double(h.now())), outcome.countdowns, outcome.finishes,
                         outcome.trace.events, outcome.trace.digest, seed))
         guard let failure = outcome.firstFailure else { return }
         let (shortest, runs) = shrink(Array(operations[...min(failure, operations.count - 1)]), in: c, seed: seed)

@@ -56,7 +56,12 @@ final class StreamConsumer: Sendable {
 
     /// Until the consumer has heard `count` elements, or `timeout` passed on the check's clock.
     func wait(forCount count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        time.waitUntil(timeout: timeout, paced: true) { self.count >= count }
+        time.waitUntil(timeout: timeout, pacedBy: progress) { self.count >= count }
+    }
+
+    /// How far the consumer has got: elements heard, and one more once its loop is over.
+    private var progress: () -> Int {
+        { [state] in state.withLock { $0.records.count + ($0.end == nil ? 0 : 1) } }
     }
 
     /// Cancels the consumer's task: it stops waiting for elements.
@@ -64,7 +69,7 @@ final class StreamConsumer: Sendable {
 
     /// Waits until the loop is over, however it ended; returns how.
     func waitForEnd(timeout: Duration = .seconds(10)) -> End? {
-        _ = time.waitUntil(timeout: timeout, paced: true) { end != nil }
+        _ = time.waitUntil(timeout: timeout, pacedBy: progress) { end != nil }
         return end
     }
 }
