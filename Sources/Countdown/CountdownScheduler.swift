@@ -76,6 +76,9 @@ import Dispatch
 ///     no `shutdown()` at all, cancels every countdown, frees every observer and ends every
 ///     thread the scheduler started.
 ///
+/// A scheduler whose clock a test drives conforms to ``VirtualTimeScheduling`` as well; the
+/// conformance suite then judges it in that virtual time.
+///
 /// What tells the strategies apart — suspension, wall-clock jumps, drift, head-of-line
 /// blocking, capacity and cost — is declared in ``profile`` and measured by
 /// `countdown-bench`, not required by this protocol.
