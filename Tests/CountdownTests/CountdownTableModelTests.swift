@@ -87,7 +87,7 @@ struct CountdownTableModelTests {
                 if revoked.contains(ObjectIdentifier(delivery.slot)) {
                     throw Failure(description: "\(delivery.event) decided for a revoked observer")
                 }
-                delivery.slot.deliver(delivery.event)
+                delivery.slot.deliver(delivery.event, generation: delivery.generation)
             }
         }
 

@@ -31,7 +31,7 @@ struct CountdownTableTests {
 
     /// Delivers the events a decision holds, as the delivery queue would.
     static func deliver<A>(_ decision: Table.Decision<A>) {
-        for delivery in decision.events { delivery.slot.deliver(delivery.event) }
+        for delivery in decision.events { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
     }
 
     /// Carries out the effects a driver would that matter without a mechanism: revokes.
@@ -128,6 +128,28 @@ struct CountdownTableTests {
             #expect(fired.answer == .stale)
             #expect(fired.events.isEmpty, "no event decided for the cancelled countdown")
         }
+    }
+
+    @Test("a pause silences the ticks decided before it, still queued; those after the resume are heard")
+    func pauseSilencesQueuedTicks() throws {
+        var table = Self.table()
+        let ear = Ear()
+        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.slot, now: Self.at(0))
+        let id = try #require(Self.arms(started).first)
+        Self.deliver(started)
+        let queued = table.fire(id, now: Self.at(100))  // decided, not yet delivered
+        #expect(queued.events.isEmpty == false)
+        let paused = table.pause(key: "k", now: Self.at(150))
+        #expect(paused.effects.contains { if case .silence(let s, _) = $0 { s === ear.slot } else { false } })
+        for case .silence(let slot, let below) in paused.effects { slot.silence(below: below) }
+        Self.deliver(queued)
+        #expect(ear.heard == [.tick("k", .seconds(1))], "the tick decided before the pause was heard after it")
+        let resumed = table.resume(key: "k", now: Self.at(400))
+        let again = try #require(Self.arms(resumed).first)
+        let next = table.fire(again, now: Self.at(450))
+        Self.deliver(next)
+        // The grid moved by the 250 ms paused: the tick due at 200 comes at 450, with 800 ms left.
+        #expect(ear.heard.last == .tick("k", .milliseconds(800)), "the tick after the resume was not heard")
     }
 
     @Test("pause freezes the remaining time and moves the deadline by the time paused")

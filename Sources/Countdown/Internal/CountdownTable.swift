@@ -44,6 +44,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         case shorten(Handle, nextFire: MonotonicInstant)
         /// The observer hears nothing more, from before the operation returns.
         case revoke(ObserverSlot)
+        /// The observer hears nothing decided before its countdown's pause `below` (a tick
+        /// already queued when the countdown was paused).
+        case silence(ObserverSlot, below: UInt32)
         case endStream(@Sendable () -> Void)
         /// Every countdown was retired at a shutdown: end the mechanism's threads.
         case shutDownMechanism
@@ -103,6 +106,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var slot: ObserverSlot?
         var progress: Progress
         var handle: Handle?
+        /// Counts the pauses of the countdowns this place held: events decided before a pause
+        /// carry a lower one, and the slot drops them (nothing of a paused countdown is heard,
+        /// not even what was already queued).
+        var generation: UInt32 = 0
     }
 
     let rules: Rules
@@ -150,7 +157,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let progress = Progress(duration: duration, tick: rules.tick, at: now)
         let id = occupy(key: key, slot: slot, progress: progress, &decision.actions)
         arm(Int(id.index), &decision.actions)
-        emit(.init(slot: slot, event: .tick(key, duration)), &decision.actions)
+        emit(slot, .tick(key, duration), at: Int(id.index), &decision.actions)
         return decision
     }
 
@@ -200,6 +207,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].isPaused = paused
         if paused {
             places[index].progress.pause(at: now)
+            if places[index].generation < .max - 1 { places[index].generation += 1 }
+            decision.actions.effects.append(.silence(places[index].slot!, below: places[index].generation))
             stopTimer(index, &decision.actions)
         } else {
             places[index].progress.resume(at: now)
@@ -249,7 +258,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             case .finished:
                 finishCountdown(index, &decision.actions)
             case .tick(let remaining):
-                emit(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)), &decision.actions)
+                emit(places[index].slot!, .tick(places[index].key, remaining), at: index, &decision.actions)
                 places[index].arm &+= 1
                 retime(index, &decision.actions)
                 recordChange(&decision.actions)
@@ -547,7 +556,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].progress.told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { emit(.init(slot: slot, event: .tick(places[index].key, remaining)), &actions) }
+        if remaining > .zero { emit(slot, .tick(places[index].key, remaining), at: index, &actions) }
         return remaining
     }
 
@@ -557,7 +566,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             finishCountdown(index, &actions)
             return .finished
         case .tick(let remaining):
-            emit(.init(slot: places[index].slot!, event: .tick(places[index].key, remaining)), &actions)
+            emit(places[index].slot!, .tick(places[index].key, remaining), at: index, &actions)
             let nextFire = places[index].progress.nextFire
             // Without a handle yet, `keep` shortens it.
             if places[index].progress.nextIntervalIsShort, let handle = places[index].handle {
@@ -575,7 +584,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let (key, slot, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
         if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
-        emit(.init(slot: slot, event: .finished(key)), &actions)
+        emit(slot, .finished(key), at: index, &actions)
     }
 
     /// A countdown that ends without a finish: its observer hears nothing more.
@@ -592,13 +601,14 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
     }
 
-    /// Decides an event. A decision's first event gives its events their place in the order of
-    /// all events (the ticket the outbox takes them by).
-    private mutating func emit(_ delivery: Outbox.Delivery, _ actions: inout Actions) {
+    /// Decides an event for `slot`, of the countdown at `index` (stamped with its pause
+    /// generation). A decision's first event gives its events their place in the order of all
+    /// events (the ticket the outbox takes them by).
+    private mutating func emit(_ slot: ObserverSlot, _ event: CountdownEvent, at index: Int, _ actions: inout Actions) {
         if actions.events.isEmpty {
             actions.ticket = nextTicket
             nextTicket &+= 1
         }
-        actions.events.append(delivery)
+        actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: places[index].generation))
     }
 }

@@ -297,6 +297,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         case .wake(let handle): mechanism.wake(handle)
         case .shorten(let handle, let nextFire): mechanism.shorten(handle, nextFire: nextFire)
         case .revoke(let slot): slot.revoke()
+        case .silence(let slot, let below): slot.silence(below: below)
         case .endStream(let end): end()
         case .shutDownMechanism: mechanism.shutdown()
         }
@@ -340,12 +341,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 // A finish is heard only once the store no longer holds its countdown: it
                 // waits, with what came after it, for the write, and the queue is free meanwhile.
                 if let (index, hold) = unwrittenFinish(in: batch, after: previousHold) {
-                    for delivery in batch[..<index] { delivery.slot.deliver(delivery.event) }
+                    for delivery in batch[..<index] { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
                     outbox.withLock { $0.hold(batch[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
-                for delivery in batch { delivery.slot.deliver(delivery.event) }
+                for delivery in batch { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
             } else if lingering && dense {
                 // Watches the flag, not the lock, until something comes or the time is up.
                 let idleSince = SystemClocks.monotonic()

@@ -10,7 +10,11 @@ import Synchronization
 /// allocated, on every read).
 final class ObserverSlot: Sendable {
     private let observer: CountdownObserver
-    private let isRevoked = Atomic<Bool>(false)
+    /// Deliveries of a lower pause generation are dropped: those decided before the countdown's
+    /// latest pause. `.max` once revoked: every delivery is dropped (a place's generation stops
+    /// below it). One atomic for both, so a
+    /// delivery reads one word.
+    private let threshold = Atomic<UInt32>(0)
 
     init(_ observer: @escaping CountdownObserver) {
         self.observer = observer
@@ -21,13 +25,26 @@ final class ObserverSlot: Sendable {
     static let silent = ObserverSlot { _ in }
 
     func revoke() {
-        isRevoked.store(true, ordering: .releasing)
+        threshold.store(.max, ordering: .releasing)
     }
 
-    /// Calls the observer unless the slot was revoked. No lock is held during the call, so the
-    /// observer may call back into the scheduler.
-    func deliver(_ event: CountdownEvent) {
-        guard !isRevoked.load(ordering: .acquiring) else { return }
+    /// The countdown was paused: deliveries decided before, of a generation below `generation`,
+    /// are dropped (a tick queued behind the pause is never heard).
+    func silence(below generation: UInt32) {
+        var current = threshold.load(ordering: .relaxed)
+        while current < generation {
+            let (exchanged, seen) = threshold.compareExchange(
+                expected: current, desired: generation, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = seen
+        }
+    }
+
+    /// Calls the observer unless the slot was revoked, or the delivery was decided before the
+    /// countdown's latest pause. No lock is held during the call, so the observer may call back
+    /// into the scheduler.
+    func deliver(_ event: CountdownEvent, generation: UInt32) {
+        guard generation >= threshold.load(ordering: .acquiring) else { return }
         observer(event)
     }
 }

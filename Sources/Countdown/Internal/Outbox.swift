@@ -9,6 +9,8 @@ struct Outbox: ~Copyable {
     struct Delivery: Sendable {
         let slot: ObserverSlot
         let event: CountdownEvent
+        /// The pause generation of its countdown when it was decided (see ``ObserverSlot``).
+        let generation: UInt32
     }
 
     private var pending: ContiguousArray<Delivery> = []

@@ -3,9 +3,9 @@
 enum ContractChecks {
     static let all: [ConformanceCheck] = [
         StartCheck.check, TicksCheck.check, FinishCheck.check, AttachCheck.check, AttachOnlyCheck.check,
-        CancelCheck.check, PauseResumeCheck.check, BadInputCheck.check, ReentrancyCheck.check,
-        ConcurrencyCheck.check, DeliveryCheck.check, ObserverReleaseCheck.check, ShutdownCheck.check,
-        KeysCheck.check, DurationEdgesCheck.check, ReleaseCheck.check, EventsCheck.check, LifecycleCheck.check,
+        CancelCheck.check, CallsFromObserverCheck.check, PauseResumeCheck.check, BadInputCheck.check, ReentrancyCheck.check,
+        ConcurrencyCheck.check, OneKeyCheck.check, DeliveryCheck.check, ObserverReleaseCheck.check, ShutdownCheck.check,
+        KeysCheck.check, DistinctKeysCheck.check, CountsCheck.check, DurationEdgesCheck.check, ReleaseCheck.check, EventsCheck.check, LifecycleCheck.check,
         RandomizedCheck.check, ReplayCheck.check,
     ]
 }

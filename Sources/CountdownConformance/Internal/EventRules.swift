@@ -39,3 +39,15 @@ enum EventRules {
         "\(event.kind.rawValue)(\(event.remaining))"
     }
 }
+
+/// A key as a failure message shows it: short printable ASCII as it is, anything else with
+/// its non-ASCII scalars escaped and, when long, cut in the middle with its length in bytes.
+enum KeyText {
+    static func describe(_ key: String) -> String {
+        let scalars = key.unicodeScalars.map { scalar -> String in
+            (0x20..<0x7f).contains(scalar.value) ? String(scalar) : "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        }
+        guard scalars.count > 48 else { return "\"\(scalars.joined())\"" }
+        return "\"\(scalars.prefix(12).joined())…\(scalars.suffix(12).joined())\" (\(key.utf8.count) bytes)"
+    }
+}

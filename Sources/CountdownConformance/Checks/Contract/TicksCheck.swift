@@ -11,12 +11,25 @@ enum TicksCheck {
         body: run)
 
     static func run(_ c: CheckContext) throws {
+        // A machine that stalls for a whole 300 ms countdown leaves one tick; the round is run
+        // again (three times at most) rather than judged on that.
+        var counts: [Int] = []
+        for _ in 0..<3 {
+            let ticks = try round(c)
+            counts.append(ticks)
+            if ticks >= 2 { break }
+        }
+        c.expect(counts.contains { $0 >= 2 }, "\(counts.map(String.init).joined(separator: ", ")) tick(s) in ten intervals, in \(counts.count) rounds: no tick after the first")
+    }
+
+    /// One 300 ms countdown of 30 ms ticks, judged; returns how many ticks it heard.
+    private static func round(_ c: CheckContext) throws -> Int {
         let tick = Duration.milliseconds(30), duration = Duration.milliseconds(300)
         let h = try c.makeScheduler(tick: tick)
         let log = h.recorder()
         let before = h.now()
         try h.scheduler.start(key: "k", duration: duration, observer: log.observer)
-        guard c.expect(log.waitForFinish(), "no finish within 10 s of a 300 ms countdown") else { return }
+        guard c.expect(log.waitForFinish(), "no finish within 10 s of a 300 ms countdown") else { return 0 }
         h.drain()
         let ticks = log.ticks
         EventRules.wellFormed(log.all, "k", in: c)
@@ -31,13 +44,9 @@ enum TicksCheck {
         if let worst = intervals.map({ abs($0 - Int64(nanoseconds(tick))) }).max() {
             c.figure("\(ticks.count) ticks; worst interval error \(DurationText.nanoseconds(Double(worst)))")
         }
-        if h.scheduler.profile.suspension == .finishesLateByFreeze {
-            // A counting backend counts every fire: ten ticks, a whole tick apart, whatever the load.
-            let expected = (0..<10).map { duration - tick * $0 }
-            c.expect(ticks.map(\.event.remaining) == expected,
-                     "a tick-counting backend ticked \(ticks.map(\.event.remaining)), not \(expected)")
-        } else {
-            c.expect((2...10).contains(ticks.count), "\(ticks.count) ticks for ten intervals: \(ticks.map(\.event.remaining))")
-        }
+        // Judged by what the backend did, never by what it declares (a declaration must not
+        // switch an assertion off): at most one tick per interval.
+        c.expect(ticks.count <= 10, "\(ticks.count) ticks for ten intervals: \(ticks.map(\.event.remaining))")
+        return ticks.count
     }
 }
