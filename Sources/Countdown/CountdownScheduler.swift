@@ -13,7 +13,10 @@ import Dispatch
 ///
 /// A *key* is any non-empty `String`: every Unicode scalar (an embedded NUL too) and any
 /// length. Keys are compared as Swift compares strings, by canonical equivalence, so "é"
-/// precomposed and "e" followed by a combining acute accent are one key.
+/// precomposed and "e" followed by a combining acute accent are one key; keys that are not
+/// canonically equivalent are different keys, however alike (letter case, surrounding spaces,
+/// a long shared prefix, emoji modifiers and variation selectors, compatibility forms as "ﬁ"
+/// and "fi").
 ///
 /// ## Implementation requirements
 ///
@@ -47,17 +50,22 @@ import Dispatch
 ///    *begins* after `cancel` returns: not a late tick, not a finish. (A callback that had
 ///    already begun on the delivery queue when another thread cancelled may still run to its
 ///    end; called on the delivery queue itself, `cancel` is exact.)
-/// 7. **Pause and resume.** While paused no ticks are delivered and ``remaining(key:)`` is
+/// 7. **Pause and resume.** While paused no ticks are delivered (not even one decided before
+///    the pause and still queued) and ``remaining(key:)`` is
 ///    frozen; after `resume(key:)` the countdown continues from where it stopped and its
 ///    deadline moves by the time spent paused. Pausing a paused or unknown key, or resuming
 ///    a running or unknown one, returns false and changes nothing. Attaching to a paused
 ///    countdown (`start` on its key, or `attach(key:observer:)`) tells the frozen remaining
 ///    time and leaves it paused.
 /// 8. **Queries.** ``remaining(key:)`` returns the time left (nil for an unknown key);
-///    ``activeKeys`` and ``activeCount`` list the running and paused countdowns.
+///    ``activeKeys`` and ``activeCount`` list the running and paused countdowns: `activeKeys`
+///    holds each key once, and `activeCount` is its count.
 /// 9. **Delivery.** Every observer call happens on the delivery queue, one at a time. An
 ///    observer may call any method of the scheduler without deadlock.
-/// 10. **Thread safety.** Every method may be called from any thread at any time.
+/// 10. **Thread safety.** Every method may be called from any thread at any time. Concurrent
+///     calls on one key behave as if made one at a time, in some order that respects which call
+///     returned before another began: of concurrent starts exactly one starts, of concurrent
+///     cancels exactly one returns true.
 /// 11. **Events.** ``events(key:)`` attaches as ``attach(key:observer:)`` does: its first
 ///     element is the current remaining time, then the ticks and the finish follow, and the
 ///     stream ends after the finish, or when the countdown is cancelled, another observer

@@ -605,6 +605,162 @@ final class DropsTicksAtRandom: Forwarding, @unchecked Sendable {
     }
 }
 
+// MARK: - What the suite let through once (issue: distinct keys, counts, one key, observers)
+
+/// Takes keys that are different strings for one, by folding each before it reaches the real
+/// backend; events carry the folded key back, as such a backend would.
+final class MergesKeys: Forwarding, @unchecked Sendable {
+    private let fold: @Sendable (String) -> String
+
+    init(_ inner: any CountdownScheduler, fold: @escaping @Sendable (String) -> String) {
+        self.fold = fold
+        super.init(inner)
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try inner.start(key: fold(key), duration: duration, observer: observer)
+    }
+
+    override func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        inner.attach(key: fold(key), observer: observer)
+    }
+
+    override func cancel(key: String) -> Bool { inner.cancel(key: fold(key)) }
+    override func pause(key: String) -> Bool { inner.pause(key: fold(key)) }
+    override func resume(key: String) -> Bool { inner.resume(key: fold(key)) }
+    override func remaining(key: String) -> Duration? { inner.remaining(key: fold(key)) }
+
+    static let caseInsensitive: @Sendable (String) -> String = { $0.lowercased() }
+    static let trimmed: @Sendable (String) -> String = { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static let first255Bytes: @Sendable (String) -> String = { String(decoding: $0.utf8.prefix(255), as: UTF8.self) }
+    /// Emoji modifiers (skin tones) and variation selectors dropped.
+    static let withoutModifiers: @Sendable (String) -> String = { key in
+        var scalars = String.UnicodeScalarView()
+        for scalar in key.unicodeScalars
+        where !(0x1F3FB...0x1F3FF).contains(scalar.value) && !(0xFE00...0xFE0F).contains(scalar.value) {
+            scalars.append(scalar)
+        }
+        return String(scalars)
+    }
+    static let compatibilityFolded: @Sendable (String) -> String = { $0.precomposedStringWithCompatibilityMapping }
+}
+
+/// `activeCount` leaves out paused countdowns.
+final class CountsOnlyRunning: Forwarding, @unchecked Sendable {
+    private let paused = Locked<Set<String>>([])
+
+    override func pause(key: String) -> Bool {
+        let done = inner.pause(key: key)
+        if done { paused.withLock { _ = $0.insert(key) } }
+        return done
+    }
+
+    override func resume(key: String) -> Bool {
+        let done = inner.resume(key: key)
+        if done { paused.withLock { _ = $0.remove(key) } }
+        return done
+    }
+
+    override func cancel(key: String) -> Bool {
+        paused.withLock { _ = $0.remove(key) }
+        return inner.cancel(key: key)
+    }
+
+    override var activeCount: Int {
+        let paused = paused.withLock { $0 }
+        return inner.activeKeys.filter { !paused.contains($0) }.count
+    }
+}
+
+/// `activeKeys` lists a key once more for every attach to it.
+final class ListsAttachesAgain: Forwarding, @unchecked Sendable {
+    private let attaches = Locked<[String]>([])
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        let outcome = try inner.start(key: key, duration: duration, observer: observer)
+        if case .attached = outcome { attaches.withLock { $0.append(key) } }
+        return outcome
+    }
+
+    override var activeKeys: [String] {
+        let live = inner.activeKeys
+        return live + attaches.withLock { $0 }.filter(live.contains)
+    }
+}
+
+/// A check-then-act start: looks whether the key runs, then starts, and answers what it saw;
+/// two threads starting one key both answer `.started`.
+final class ChecksThenStarts: Forwarding, @unchecked Sendable {
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        let wasRunning = inner.remaining(key: key)
+        Thread.sleep(forTimeInterval: 0.0005)  // a slow critical section, outside any lock
+        let outcome = try inner.start(key: key, duration: duration, observer: observer)
+        return wasRunning == nil ? .started : outcome
+    }
+}
+
+/// A check-then-act cancel: two threads cancelling one countdown both answer true.
+final class ChecksThenCancels: Forwarding, @unchecked Sendable {
+    override func cancel(key: String) -> Bool {
+        let wasThere = inner.remaining(key: key) != nil
+        Thread.sleep(forTimeInterval: 0.0005)
+        _ = inner.cancel(key: key)
+        return wasThere
+    }
+}
+
+/// `cancel` (or `pause`, or a replacing `start`) called from inside the countdown's own observer
+/// works, and then one more tick reaches that observer a moment later.
+final class TicksAfterCallFromObserver: Forwarding, @unchecked Sendable {
+    enum Call: Sendable { case cancel, pause, replace }
+    private let call: Call
+    /// The observer running now, by key, while one runs (on the delivery queue).
+    private let running = Locked<[String: CountdownObserver]>([:])
+
+    init(_ inner: any CountdownScheduler, call: Call) {
+        self.call = call
+        super.init(inner)
+    }
+
+    override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+        { [running] event in
+            running.withLock { $0[key] = observer }
+            observer(event)
+            running.withLock { _ = $0.removeValue(forKey: key) }
+        }
+    }
+
+    /// From inside the observer of `key`: one more tick for it, later.
+    private func oneMoreTick(_ key: String) {
+        guard let observer = running.withLock({ $0[key] }) else { return }
+        let left = inner.remaining(key: key) ?? .seconds(1)
+        later(inner.tickInterval) { observer(CountdownEvent(key: key, kind: .tick, remaining: left)) }
+    }
+
+    override func cancel(key: String) -> Bool {
+        if call == .cancel { oneMoreTick(key) }
+        return inner.cancel(key: key)
+    }
+
+    override func pause(key: String) -> Bool {
+        if call == .pause { oneMoreTick(key) }
+        return inner.pause(key: key)
+    }
+
+    override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        if call == .replace { oneMoreTick(key) }
+        return try super.start(key: key, duration: duration, observer: observer)
+    }
+}
+
 // MARK: - The catalogue
 
 /// A broken backend and the check that must reject it.
@@ -676,6 +832,34 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         .init(name: "events(key:) leaves out the attach tick", rejectedBy: "events") { EventsSkipTheAttachTick(try $1($0)) },
         .init(name: "the foreground cancels every countdown", rejectedBy: "lifecycle") { ForegroundCancels(try $1($0)) },
         .init(name: "the foreground resumes paused countdowns", rejectedBy: "lifecycle") { ForegroundResumesPaused(try $1($0)) },
+        .init(name: "merges keys that differ in letter case", rejectedBy: "distinct-keys") {
+            MergesKeys(try $1($0), fold: MergesKeys.caseInsensitive)
+        },
+        .init(name: "merges keys that differ in leading or trailing whitespace", rejectedBy: "distinct-keys") {
+            MergesKeys(try $1($0), fold: MergesKeys.trimmed)
+        },
+        .init(name: "merges keys that share their first 255 bytes", rejectedBy: "distinct-keys") {
+            MergesKeys(try $1($0), fold: MergesKeys.first255Bytes)
+        },
+        .init(name: "merges emoji with and without modifiers or variation selectors", rejectedBy: "distinct-keys") {
+            MergesKeys(try $1($0), fold: MergesKeys.withoutModifiers)
+        },
+        .init(name: "merges keys equal after NFKC folding", rejectedBy: "distinct-keys") {
+            MergesKeys(try $1($0), fold: MergesKeys.compatibilityFolded)
+        },
+        .init(name: "activeCount leaves out paused countdowns", rejectedBy: "counts") { CountsOnlyRunning(try $1($0)) },
+        .init(name: "activeKeys lists a key once more per attach", rejectedBy: "counts") { ListsAttachesAgain(try $1($0)) },
+        .init(name: "two threads starting one key both get .started", rejectedBy: "one-key") { ChecksThenStarts(try $1($0)) },
+        .init(name: "two threads cancelling one key both get true", rejectedBy: "one-key") { ChecksThenCancels(try $1($0)) },
+        .init(name: "a cancel from inside its observer, then one more tick", rejectedBy: "calls-from-observer") {
+            TicksAfterCallFromObserver(try $1($0), call: .cancel)
+        },
+        .init(name: "a pause from inside its observer, then one more tick", rejectedBy: "calls-from-observer") {
+            TicksAfterCallFromObserver(try $1($0), call: .pause)
+        },
+        .init(name: "a replacing start from inside its observer, then one more tick to the old observer", rejectedBy: "calls-from-observer") {
+            TicksAfterCallFromObserver(try $1($0), call: .replace)
+        },
         .init(name: "drops ticks at random: no run repeats", rejectedBy: "replay", inRealTime: false) { DropsTicksAtRandom(try $1($0)) },
         .init(name: "drops the overflow silently", rejectedBy: "profile.capacity", inVirtualTime: false) { DropsOverflow(try $1($0)) },
         .init(name: "timestamp(wall) declared immune to the wall clock", rejectedBy: "profile.wall-clock", inVirtualTime: false) { e, _ in

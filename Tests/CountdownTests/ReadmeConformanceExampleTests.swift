@@ -19,3 +19,14 @@ import Testing
     #expect(report.passed, "\(report)")  // the report lists every check, and every failure
 }
 // README conformance example ends
+
+// README suspension example begins
+@Test func myBackendKeepsItsSuspensionClaim() {
+    let suite = CountdownConformance(name: "my-backend") { environment in
+        try TimestampScheduler(tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue)
+    }
+    // Runs this test again in a child process, freezes it with SIGSTOP, and judges the claim.
+    let result = suite.suspension(relaunch: .swiftTesting("myBackendKeepsItsSuspensionClaim"))
+    #expect(result.verdict != .fail, "\(result.figure ?? "") \(result.messages)")
+}
+// README suspension example ends

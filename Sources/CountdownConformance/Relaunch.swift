@@ -1,0 +1,38 @@
+import Foundation
+
+extension CountdownConformance {
+    /// How ``CountdownConformance/suspension(relaunch:freeze:)`` starts this very test binary
+    /// again, so that it runs the backend in a child process it can freeze: the helper-process
+    /// pattern (Go's `os/exec` tests run themselves again with an environment variable that
+    /// tells them to act as the worker).
+    public struct Relaunch: Sendable {
+        /// The executable to start: by default this process's own.
+        public var executable: String
+        /// What makes it run the one test that calls `suspension(relaunch:)` and nothing else.
+        public var arguments: [String]
+
+        public init(executable: String = Relaunch.currentExecutable, arguments: [String]) {
+            self.executable = executable
+            self.arguments = arguments
+        }
+
+        /// A Swift Testing test, by a filter its identifier matches: `"MyTests/frozen"`.
+        public static func swiftTesting(_ filter: String) -> Relaunch {
+            Relaunch(arguments: ["--testing-library", "swift-testing", "--filter", filter])
+        }
+
+        /// An XCTest test case, as the test binary takes it: `"MyTests.SuspensionTests/testFrozen"`.
+        public static func xctest(_ testCase: String) -> Relaunch {
+            Relaunch(arguments: [testCase])
+        }
+
+        /// This process's executable (`/proc/self/exe` on Linux).
+        public static var currentExecutable: String {
+            #if os(Linux)
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            #else
+            CommandLine.arguments.first ?? ""
+            #endif
+        }
+    }
+}
