@@ -157,7 +157,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let progress = Progress(duration: duration, tick: rules.tick, at: now)
         let id = occupy(key: key, slot: slot, progress: progress, &decision.actions)
         arm(Int(id.index), &decision.actions)
-        emit(slot, .tick(key, duration), at: Int(id.index), &decision.actions)
+        emit(slot, .tick(key, duration), told: true, at: Int(id.index), &decision.actions)
         return decision
     }
 
@@ -207,7 +207,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].isPaused = paused
         if paused {
             places[index].progress.pause(at: now)
-            if places[index].generation < .max - 1 { places[index].generation += 1 }
+            if places[index].generation < Outbox.Delivery.answer - 1 { places[index].generation += 1 }
             decision.actions.effects.append(.silence(places[index].slot!, below: places[index].generation))
             stopTimer(index, &decision.actions)
         } else {
@@ -556,7 +556,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].progress.told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { emit(slot, .tick(places[index].key, remaining), at: index, &actions) }
+        if remaining > .zero { emit(slot, .tick(places[index].key, remaining), told: true, at: index, &actions) }
         return remaining
     }
 
@@ -601,14 +601,16 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
     }
 
-    /// Decides an event for `slot`, of the countdown at `index` (stamped with its pause
-    /// generation). A decision's first event gives its events their place in the order of all
-    /// events (the ticket the outbox takes them by).
-    private mutating func emit(_ slot: ObserverSlot, _ event: CountdownEvent, at index: Int, _ actions: inout Actions) {
+    /// Decides an event for `slot`, of the countdown at `index`, stamped with its pause
+    /// generation, or, when it answers a call (`told`: the tick a start or an attach tells at
+    /// once), with one no pause silences. A decision's first event gives its events their place
+    /// in the order of all events (the ticket the outbox takes them by).
+    private mutating func emit(_ slot: ObserverSlot, _ event: CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
         if actions.events.isEmpty {
             actions.ticket = nextTicket
             nextTicket &+= 1
         }
-        actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: places[index].generation))
+        let generation = told ? Outbox.Delivery.answer : places[index].generation
+        actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: generation))
     }
 }

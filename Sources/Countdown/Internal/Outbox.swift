@@ -9,8 +9,13 @@ struct Outbox: ~Copyable {
     struct Delivery: Sendable {
         let slot: ObserverSlot
         let event: CountdownEvent
-        /// The pause generation of its countdown when it was decided (see ``ObserverSlot``).
+        /// The pause generation of its countdown when it was decided (see ``ObserverSlot``), or
+        /// ``answer``.
         let generation: UInt32
+
+        /// The generation of a tick that answers a call (a start's, an attach's): no pause
+        /// silences it, only a revocation. Pause generations stay below it.
+        static let answer = UInt32.max - 1
     }
 
     private var pending: ContiguousArray<Delivery> = []

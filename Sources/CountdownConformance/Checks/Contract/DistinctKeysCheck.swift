@@ -32,7 +32,7 @@ enum DistinctKeysCheck {
         precondition(Set(pairs.flatMap { [$0.first, $0.second] }).count == pairs.count * 2, "a key stands in two pairs")
         let h = try c.makeScheduler(tick: .milliseconds(50))
         let s = h.scheduler
-        var logs: [(label: String, key: String, log: Recorder)] = []
+        // A pair at a time: within any declared capacity.
         for (label, first, second) in pairs {
             precondition(first != second, "the pair \(label) is one Swift string")
             let firstLog = h.recorder(), secondLog = h.recorder()
@@ -45,28 +45,23 @@ enum DistinctKeysCheck {
                      "\(label): remaining(\(KeyText.describe(first))) is \(String(describing: s.remaining(key: first))) after \(compared) (its 30 s countdown)")
             c.expect(s.remaining(key: second).map { $0 <= .seconds(20) } ?? false,
                      "\(label): remaining(\(KeyText.describe(second))) is \(String(describing: s.remaining(key: second))) after \(compared) (its 20 s countdown)")
-            logs += [(label, first, firstLog), (label, second, secondLog)]
-        }
-        let count = s.activeCount
-        c.expectEqual(count, pairs.count * 2, "activeCount", "after starting \(pairs.count * 2) different keys")
-        let listed = s.activeKeys
-        for (label, key, _) in logs {
-            c.expect(listed.filter { $0 == key }.count == 1, "\(label): activeKeys lists \(KeyText.describe(key)) \(listed.filter { $0 == key }.count) times")
-        }
-        h.drain()
-        for (label, key, log) in logs {
-            let heard = log.all
-            c.expect(heard.first?.event.key == key && heard.first?.event.remaining ?? .zero > .seconds(19),
-                     "\(label): the observer of \(KeyText.describe(key)) first heard \(heard.first.map { "\(KeyText.describe($0.event.key)) \(EventRules.describe($0.event))" } ?? "nothing")")
-        }
-        // Cancelling one of a pair leaves the other running.
-        for (label, first, second) in pairs {
+            let count = s.activeCount, listed = s.activeKeys
+            c.expectEqual(count, 2, "\(label): activeCount", "after \(compared)")
+            for key in [first, second] {
+                c.expect(listed.filter { $0 == key }.count == 1, "\(label): activeKeys lists \(KeyText.describe(key)) \(listed.filter { $0 == key }.count) times")
+            }
+            h.drain()
+            for (key, log) in [(first, firstLog), (second, secondLog)] {
+                let heard = log.all
+                c.expect(heard.first?.event.key == key && heard.first?.event.remaining ?? .zero > .seconds(19),
+                         "\(label): the observer of \(KeyText.describe(key)) first heard \(heard.first.map { "\(KeyText.describe($0.event.key)) \(EventRules.describe($0.event))" } ?? "nothing")")
+            }
+            // Cancelling one of the pair leaves the other running.
             c.expect(s.cancel(key: first), "\(label): cancel(\(KeyText.describe(first))) returned false")
-            c.expect(s.remaining(key: second) != nil,
-                     "\(label): cancel(\(KeyText.describe(first))) also ended \(KeyText.describe(second))")
+            c.expect(s.remaining(key: second) != nil, "\(label): cancel(\(KeyText.describe(first))) also ended \(KeyText.describe(second))")
             c.expect(s.cancel(key: second), "\(label): cancel(\(KeyText.describe(second))) returned false after cancel(\(KeyText.describe(first)))")
+            c.expectEqual(s.activeCount, 0, "\(label): activeCount", "after cancelling both keys")
         }
-        c.expectEqual(s.activeCount, 0, "activeCount", "after cancelling every key")
         c.figure("\(pairs.count) pairs of look-alike keys, each two countdowns")
     }
 }
