@@ -7,7 +7,7 @@ import Foundation
 struct RunCommand {
     static let usage = """
         USAGE: countdown-bench run [--quick] [--backend NAMES] [--counts N,N,…] [--tick DURATION]
-                                   [--duration DURATION] [--repeat N] [--min-samples N]
+                                   [--duration DURATION] [--repeat N] [--min-samples N] [--keys short|real]
                                    [--starts spread|burst|both] [--grace DURATION]
                                    [--format text|json|csv|markdown] [--output DIR]
                                    [--no-progress] [--allow-debug]
@@ -29,6 +29,10 @@ struct RunCommand {
           --tick DURATION       The tick interval T (default 10ms; e.g. 1s, 200ms).
           --duration DURATION   Each countdown's length D (default 1s).
           --repeat N            Repeats of the whole sweep (default 3).
+          --keys short|real     The countdowns' keys: real (default; sms-code:+86138… and
+                                rate-limit:user:…, 23 and 26 bytes, as an app's and a server's keys
+                                are, beyond the 15 bytes Swift stores inline) or short
+                                (countdown-<n>, 11–16 bytes).
           --min-samples N       Tick samples each configuration collects at least over its repeats
                                 (default 2000); small N run rounds of countdowns to get them.
           --starts PATTERN      spread (evenly over one tick), burst (all at once), or both (default).
@@ -66,6 +70,7 @@ struct RunCommand {
         if let duration = try args.duration("--duration") { settings.duration = duration }
         if let grace = try args.duration("--grace") { settings.grace = grace }
         if let repeats = try args.wholeNumber("--repeat", in: 1...100) { settings.repeats = repeats }
+        if let keys = try args.choice("--keys", in: KeyShape.allCases.map(\.rawValue)) { settings.keys = KeyShape(rawValue: keys)! }
         if let samples = try args.wholeNumber("--min-samples", in: 0...1_000_000) { settings.minimumTickSamples = samples }
         switch try args.choice("--starts", in: ["spread", "burst", "both"]) {
         case "spread": settings.patterns = [.spread]

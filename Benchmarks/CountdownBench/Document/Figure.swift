@@ -23,6 +23,16 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// machines, and to a phone's battery.
     case cpuPerEvent = "cpu.per-event.us"
     case contextSwitches = "context-switches.per-s"
+    /// The scheduler's own wake-ups a second, steady state (voluntary context switches, the
+    /// benchmark's own taken off): what a phone's battery pays for beyond the events.
+    case wakeUps = "wake-ups.per-s"
+    /// Steady-state CPU divided by those wake-ups.
+    case cpuPerWakeUp = "cpu.per-wake-up.us"
+    /// A floor thread's CPU per `clock_nanosleep` wake-up in the same windows: the machine's
+    /// own cost of a wake-up.
+    case floorCPUPerWakeUp = "floor.cpu.per-wake-up.us"
+    /// ``cpuPerWakeUp`` over ``floorCPUPerWakeUp``: how close the scheduler is to the machine.
+    case wakeUpFloorRatio = "cpu.per-wake-up.floor-ratio"
     /// Threads that used at least 0.1 ms of CPU while the configuration ran, the benchmark's
     /// own included (its starter, sampler, floor and delivery queue).
     case threads = "threads.busy"
@@ -43,8 +53,10 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
         case .floorRatio: .ratio
         case .lateStarts: .percent
         case .cpu, .cpuStartPhase, .cpuSteady: .percentOfCore
-        case .cpuPerEvent, .startCall, .startCallP99, .cancelCall, .cancelCallP99: .microseconds
-        case .contextSwitches: .perSecond
+        case .cpuPerEvent, .startCall, .startCallP99, .cancelCall, .cancelCallP99, .cpuPerWakeUp, .floorCPUPerWakeUp:
+            .microseconds
+        case .contextSwitches, .wakeUps: .perSecond
+        case .wakeUpFloorRatio: .ratio
         case .threads: .count
         case .rss: .bytes
         }
@@ -59,7 +71,9 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
         case .tickMax, .floorRatio, .lateStarts: 1
         case .cpu, .cpuStartPhase, .cpuSteady, .threads: 2
         case .cpuPerEvent: 0.2
-        case .contextSwitches: 200
+        case .contextSwitches, .wakeUps: 200
+        case .cpuPerWakeUp, .floorCPUPerWakeUp: 2
+        case .wakeUpFloorRatio: 0.25
         case .rss: 64
         case .startCall, .cancelCall: 0.3
         case .startCallP99, .cancelCallP99: 1

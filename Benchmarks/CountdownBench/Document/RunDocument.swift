@@ -34,6 +34,11 @@ struct RunDocument: Codable, Sendable {
         /// Tick samples each configuration collects at least, over its repeats (small N run
         /// rounds of countdowns); 0 in version 1 files.
         let minimumTickSamples: Int
+        /// The keys' shape; nil in files written before it was recorded, whose keys were short.
+        var keys: KeyShape? = nil
+
+        /// The keys the run used.
+        var keyShape: KeyShape { keys ?? .short }
     }
 
     struct Floor: Codable, Sendable {

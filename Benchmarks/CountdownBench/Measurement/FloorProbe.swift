@@ -21,6 +21,8 @@ final class FloorProbe: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// The floor thread's CPU time so far, ns, updated after every wake-up.
     private let cpu = Atomic<UInt64>(0)
+    /// The times it slept and was woken (a deadline already past is no wake-up).
+    private let sleeps = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
 
     private init(period: UInt64, wakeUps: Int?) {
@@ -30,10 +32,13 @@ final class FloorProbe: Sendable {
             var deadline = SystemClocks.monotonic() + period
             var remaining = wakeUps ?? .max
             while remaining > 0 && !stopRequested.load(ordering: .relaxed) {
+                let sleeping = SystemClocks.monotonic() < deadline
                 SystemClocks.sleep(untilMonotonic: deadline)
                 let now = SystemClocks.monotonic()
                 local.record(now >= deadline ? now - deadline : 0)
+                // The CPU first, then the count: a reader that sees a wake-up counted sees its CPU.
                 cpu.store(Self.threadCPU(), ordering: .relaxed)
+                if sleeping { sleeps.add(1, ordering: .releasing) }
                 deadline += period
                 remaining -= 1
             }
@@ -53,6 +58,14 @@ final class FloorProbe: Sendable {
 
     /// The CPU time the floor thread has used so far, ns.
     var cpuNanoseconds: UInt64 { cpu.load(ordering: .relaxed) }
+
+    /// How often the floor thread has been woken so far, and its CPU time then, read together:
+    /// what one wake-up costs the machine, `clock_nanosleep` to an absolute deadline (as
+    /// `cyclictest` wakes).
+    var wakeUps: (count: Int, cpu: UInt64) {
+        let count = sleeps.load(ordering: .acquiring)
+        return (count, cpu.load(ordering: .relaxed))
+    }
 
     /// Ends the thread and returns every wake-up's lateness.
     func stop() -> LatencyHistogram { stop(early: true) }

@@ -11,6 +11,8 @@ struct ProcessUsage {
     /// User + system CPU time.
     let cpuNanoseconds: UInt64
     let contextSwitches: Int
+    /// The times a thread of the process gave up the CPU to wait: its wake-ups.
+    let voluntarySwitches: Int
 
     static func now() -> ProcessUsage {
         var usage = rusage()
@@ -22,7 +24,19 @@ struct ProcessUsage {
         func nanos(_ time: timeval) -> UInt64 { UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1000 }
         return ProcessUsage(
             cpuNanoseconds: nanos(usage.ru_utime) + nanos(usage.ru_stime),
-            contextSwitches: Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw))
+            contextSwitches: Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw),
+            voluntarySwitches: Int(usage.ru_nvcsw))
+    }
+
+    /// The calling thread's voluntary switches: how often it waited (0 where it cannot be read).
+    static func threadVoluntarySwitches() -> Int {
+        #if os(Linux)
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+        return Int(usage.ru_nvcsw)
+        #else
+        return 0
+        #endif
     }
 }
 

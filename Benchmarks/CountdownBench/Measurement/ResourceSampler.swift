@@ -1,6 +1,7 @@
 import CountdownSupport
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Samples the process while a configuration runs, on a thread of its own: peak threads (every
 /// 10 ms), and how long a block waits for libdispatch's global pool
@@ -17,6 +18,11 @@ final class ResourceSampler: Sendable {
     }
 
     private let peaks = Locked(Peaks())
+    /// Wake-ups the sampler causes: its own thread's, and a pool thread's for each probe.
+    private let wakeUps = Atomic<Int>(0)
+
+    /// The wake-ups the sampler has caused so far: the benchmark's, not the scheduler's.
+    var ownWakeUps: Int { wakeUps.load(ordering: .relaxed) }
     private let stopRequested = Locked(false)
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -37,6 +43,7 @@ final class ResourceSampler: Sendable {
             let now = SystemClocks.monotonic()
             if now >= nextProbe {
                 nextProbe = now + 10_000_000
+                wakeUps.add(1, ordering: .relaxed)
                 peaks.withLock { _ = $0.waitingSince.insert(now) }
                 DispatchQueue.global().async { [peaks] in
                     let waited = SystemClocks.monotonic() - now
@@ -48,6 +55,7 @@ final class ResourceSampler: Sendable {
                 }
             }
             SystemClocks.sleep(untilMonotonic: now + 10_000_000)
+            wakeUps.add(1, ordering: .relaxed)
         }
         stopped.signal()
     }

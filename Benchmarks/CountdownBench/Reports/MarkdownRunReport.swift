@@ -10,7 +10,7 @@ struct MarkdownRunReport {
         var out = "# countdown-bench run\n\n"
         out += "Written by `countdown-bench \(d.arguments.joined(separator: " "))` on \(d.date). Do not edit: run it again.\n\n"
         out += "- Machine: \(d.machine.summary). These are **Linux** figures (corelibs Foundation, libdispatch).\n"
-        out += "- Each countdown lasts \(ReportFormat.milliseconds(d.options.durationMs)) and ticks every \(ReportFormat.milliseconds(d.options.tickMs)); "
+        out += "- Each countdown lasts \(ReportFormat.milliseconds(d.options.durationMs)) and ticks every \(ReportFormat.milliseconds(d.options.tickMs)), under \(d.options.keyShape.description); "
         out += "N countdowns run at once, in rounds where N alone gives fewer than \(ReportFormat.count(d.options.minimumTickSamples)) ticks over the repeats; "
         out += "\(d.options.repeats) repeat(s). Percentiles pool every repeat's samples; where the samples do not resolve one (a p99 needs 100, a p99.9 1 000) the table shows n=… instead. "
         out += "Other figures are the median of the repeats; the repeats' p99s are in brackets, and a configuration whose repeats disagree more than 2× on p99 is marked NOISY. One whose window floor p99 exceeded \(ReportFormat.significant(ConfigurationSummary.disturbedRatio))× the floor alone in some repeat is marked DISTURBED: the machine itself was late then. Both say what the floor in each window and the steal time were.\n"

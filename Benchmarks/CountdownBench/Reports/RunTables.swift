@@ -12,7 +12,7 @@ struct RunTables {
     }
 
     var all: [Table] {
-        document.options.starts.map(latency) + [cost]
+        document.options.starts.map(latency) + [cost, wakeUps]
     }
 
     /// The floor measured alone, before each repeat: the machine's baseline.
@@ -59,6 +59,27 @@ struct RunTables {
                 cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
                 c[.startCall].map { ReportFormat.count($0.samples) } ?? "0",
                 cell(c, .startCall), cell(c, .startCallP99), cell(c, .cancelCall), cell(c, .cancelCallP99),
+            ]
+        }
+        return table
+    }
+
+    /// The scheduler's wake-ups beside the machine's own cost of one, measured in the same
+    /// windows by the floor thread.
+    var wakeUps: Table {
+        var table = Table(title: "Wake-ups, starts spread, steady state (the scheduler's own; a floor thread's clock_nanosleep wake-up in the same windows beside it)", columns: [
+            "backend", "N", "wake-ups/s", "events/wake-up", "CPU/wake-up", "floor CPU/wake-up", "÷ floor", "CPU/event",
+        ])
+        fill(&table, pattern: .spread) { c in
+            let perWakeUp: String
+            if let wakeUps = c[.wakeUps]?.value, wakeUps > 0, let cpu = c[.cpuPerWakeUp]?.value, let perEvent = c[.cpuPerEvent]?.value, perEvent > 0 {
+                perWakeUp = ReportFormat.significant(cpu / perEvent)
+            } else {
+                perWakeUp = "—"
+            }
+            return [
+                cell(c, .wakeUps), perWakeUp, cell(c, .cpuPerWakeUp), cell(c, .floorCPUPerWakeUp), cell(c, .wakeUpFloorRatio),
+                cell(c, .cpuPerEvent),
             ]
         }
         return table

@@ -6,7 +6,7 @@ struct TextRunReport {
     func render() -> String {
         let tables = RunTables(document: document)
         var out = "countdown-bench run — \(document.machine.summary)\n"
-        out += "tick \(ReportFormat.milliseconds(document.options.tickMs)), duration \(ReportFormat.milliseconds(document.options.durationMs)), "
+        out += "tick \(ReportFormat.milliseconds(document.options.tickMs)), duration \(ReportFormat.milliseconds(document.options.durationMs)), \(document.options.keyShape.description), "
         out += "\(document.options.repeats) repeat(s), at least \(ReportFormat.count(document.options.minimumTickSamples)) ticks a configuration: "
         out += "percentiles pool every repeat's samples (n=… where too few resolve one); ≥ marks a lower bound (cut off by the time limit)\n"
         out += tables.floorLine + "\n"

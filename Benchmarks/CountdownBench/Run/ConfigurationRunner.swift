@@ -39,6 +39,14 @@ struct ConfigurationRunner {
         var steadyCPU: UInt64 = 0
         var steadyWindow: UInt64 = 0
         var steadyEvents = 0
+        /// The scheduler's wake-ups from each round's last start to its end: the process's
+        /// voluntary context switches, less the benchmark's own threads' (its floor, sampler,
+        /// the sampler's pool probes, and the starter waiting for the round).
+        var steadyWakeUps = 0
+        /// The floor thread's wake-ups and CPU over the same windows: the machine's own cost of
+        /// a wake-up, in the same minutes.
+        var floorWakeUps = 0
+        var floorCPU: UInt64 = 0
         var contextSwitches = 0
         var baselineThreads = 0
         var peakThreads = 0
@@ -64,7 +72,7 @@ struct ConfigurationRunner {
         let floorBefore = floor.cpuNanoseconds
         let first = SystemClocks.monotonic()
         for _ in 0..<settings.rounds(for: step.count) {
-            round(on: scheduler, delivery: delivery, floor: floor, into: &tally)
+            round(on: scheduler, delivery: delivery, floor: floor, sampler: sampler, into: &tally)
             if tally.hitTimeLimit { break }
         }
         let end = SystemClocks.monotonic()
@@ -93,7 +101,8 @@ struct ConfigurationRunner {
     /// One round: N starts, placed by the pattern, then waiting until every countdown finished
     /// or the round's time limit.
     private func round(
-        on scheduler: any CountdownScheduler, delivery: DispatchQueue, floor: FloorProbe, into tally: inout Tally
+        on scheduler: any CountdownScheduler, delivery: DispatchQueue, floor: FloorProbe, sampler: ResourceSampler,
+        into tally: inout Tally
     ) {
         let count = step.count
         let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
@@ -127,8 +136,10 @@ struct ConfigurationRunner {
         let eventsBeforeSteady = recorder.deliveredCount.load(ordering: .relaxed)
         let steadyStart = SystemClocks.monotonic()
         let started = recorder.startedCount
+        let wakeUpsBefore = WakeUps(floor: floor, sampler: sampler)
 
         _ = recorder.waitForFinishes(of: started, until: first + limit)
+        let wakeUpsAfter = WakeUps(floor: floor, sampler: sampler)
         let end = SystemClocks.monotonic()
         let after = cpu()
         let steadyEvents = recorder.deliveredCount.load(ordering: .relaxed) - eventsBeforeSteady
@@ -153,6 +164,9 @@ struct ConfigurationRunner {
         tally.steadyCPU += Self.saturating(after, minus: afterStarts)
         tally.steadyWindow += end - steadyStart
         tally.steadyEvents += steadyEvents
+        tally.steadyWakeUps += wakeUpsAfter.scheduler(since: wakeUpsBefore)
+        tally.floorWakeUps += wakeUpsAfter.floor - wakeUpsBefore.floor
+        tally.floorCPU += Self.saturating(wakeUpsAfter.floorCPU, minus: wakeUpsBefore.floorCPU)
         tally.tickLateness.merge(recorder.tickLateness)
         tally.finishError.merge(recorder.finishError)
         tally.startDelay.merge(recorder.startDelay)
@@ -171,6 +185,29 @@ struct ConfigurationRunner {
                 lateStartsPercent: recorder.startDelay.isEmpty
                     ? nil : 100 * recorder.startDelay.fraction(above: UInt64(settings.tick.nanoseconds)),
                 startDelayP50Ms: delay?.milliseconds, startDelayIsLowerBound: delay?.isLowerBound ?? false)
+        }
+    }
+
+    /// The process's wake-ups at one instant, and the benchmark's own among them.
+    struct WakeUps {
+        let process: Int
+        let floor: Int
+        let floorCPU: UInt64
+        let sampler: Int
+        /// The starter's (this thread's): it waits for the round's finishes.
+        let starter: Int
+
+        init(floor probe: FloorProbe, sampler: ResourceSampler) {
+            starter = ProcessUsage.threadVoluntarySwitches()
+            (floor, floorCPU) = probe.wakeUps
+            self.sampler = sampler.ownWakeUps
+            process = ProcessUsage.now().voluntarySwitches
+        }
+
+        /// The scheduler's wake-ups since `earlier`: everything else's taken off.
+        func scheduler(since earlier: WakeUps) -> Int {
+            max(0, (process - earlier.process) - (floor - earlier.floor) - (sampler - earlier.sampler)
+                - (starter - earlier.starter))
         }
     }
 

@@ -62,6 +62,12 @@ struct RepeatSamples {
         if run.startPhase > 0 { figures[.cpuStartPhase] = 100 * Double(run.startPhaseCPU) / Double(run.startPhase) }
         if run.steadyWindow > 0 { figures[.cpuSteady] = 100 * Double(run.steadyCPU) / Double(run.steadyWindow) }
         if run.steadyEvents > 0 { figures[.cpuPerEvent] = Double(run.steadyCPU) / 1e3 / Double(run.steadyEvents) }
+        if run.steadyWindow > 0 { figures[.wakeUps] = Double(run.steadyWakeUps) / (Double(run.steadyWindow) / 1e9) }
+        if run.steadyWakeUps > 0 { figures[.cpuPerWakeUp] = Double(run.steadyCPU) / 1e3 / Double(run.steadyWakeUps) }
+        if run.floorWakeUps > 0 { figures[.floorCPUPerWakeUp] = Double(run.floorCPU) / 1e3 / Double(run.floorWakeUps) }
+        if let own = figures[.cpuPerWakeUp], let floor = figures[.floorCPUPerWakeUp], floor > 0 {
+            figures[.wakeUpFloorRatio] = own / floor
+        }
         if let ran = run.threadsThatRan { figures[.threads] = Double(ran) }
         // Below a thousand countdowns a 4 KiB page is more than the countdowns themselves.
         if let churn, let rss = churn.residentBytesPerCountdown, churn.filled >= 1000 { figures[.rss] = rss }

@@ -24,6 +24,8 @@ struct RunSettings: Sendable {
     /// and at most this long to fill the scheduler to N first.
     var churnSamples = 1000
     var churnFillLimit: Duration = .seconds(10)
+    /// Keys like real ones (20–32 bytes) unless told otherwise.
+    var keys: KeyShape = .real
 
     /// `--quick`: a smoke run for CI, under 30 s on a 2-core machine. Its percentiles rest on
     /// few samples and say so.

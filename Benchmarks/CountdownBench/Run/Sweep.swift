@@ -49,7 +49,8 @@ struct Sweep {
     }
 
     func run(onEvent: (Event) -> Void) throws -> RunDocument {
-        let keys = (0..<(settings.counts.max() ?? 0)).map { "countdown-\($0)" }
+        // Made before the run, so that making them is not measured.
+        let keys = (0..<(settings.counts.max() ?? 0)).map(settings.keys.key)
         let steps = steps
         let sweepStarted = SystemClocks.monotonic()
         onEvent(.began(configurations: steps.count, repeats: settings.repeats, estimatedSeconds: estimatedSeconds))
@@ -88,7 +89,7 @@ struct Sweep {
                 tickMs: settings.tick.seconds * 1000, durationMs: settings.duration.seconds * 1000,
                 repeats: settings.repeats, graceMs: settings.grace.seconds * 1000,
                 floorPeriodUs: settings.floorPeriod.seconds * 1e6, floorWakeUps: settings.floorWakeUps,
-                churnSamples: settings.churnSamples, minimumTickSamples: settings.minimumTickSamples),
+                churnSamples: settings.churnSamples, minimumTickSamples: settings.minimumTickSamples, keys: settings.keys),
             floor: .init(
                 summary: LatencySummary(floor),
                 repeatP99s: floorRepeats.compactMap { $0.percentile(99)?.milliseconds }, histogram: floor),

@@ -13,7 +13,7 @@ import FoundationXML
         ["run", "--tick", "0ms"], ["run", "--tick", "soon"], ["run", "--tick", "500us"], ["run", "--counts", "0"],
         ["run", "--counts", "10,x"], ["run", "--repeat", "0"], ["run", "--starts", "sometimes"],
         ["run", "--duration", "200s"], ["run", "--backend", "cron"], ["run", "--format", "xml"], ["run", "--bogus"],
-        ["run", "--output"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
+        ["run", "--output"], ["run", "--keys", "long"], ["run", "--backend", "virtual"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
     ])
     func badArgumentsExitTwoWithOneLine(_ arguments: [String]) {
         var output = StandardStreams(capturing: true)
@@ -33,6 +33,17 @@ import FoundationXML
         #expect(command.settings.backends.map(\.description) == ["timestamp(wall)", "timestamp(continuous)", "timestamp(continuous~10ms)"])
         #expect(command.settings.grace == .milliseconds(750))
         #expect(try RunCommand(arguments: ["--quick"]).settings.counts == RunSettings.quick.counts)
+        #expect(command.settings.keys == .real, "keys like real ones unless told otherwise")
+        #expect(try RunCommand(arguments: ["--keys", "short"]).settings.keys == .short)
+    }
+
+    @Test("real keys are 23 or 26 bytes, beyond Swift's 15 inline, and distinct; short ones as before")
+    func keyShapes() {
+        let real = (0..<100_000).map(KeyShape.real.key)
+        #expect(Set(real).count == real.count)
+        #expect(real.allSatisfy { (20...32).contains($0.utf8.count) }, "\(real.first { !(20...32).contains($0.utf8.count) } ?? "")")
+        #expect(KeyShape.real.key(0) == "sms-code:+8613800000000" && KeyShape.real.key(1) == "rate-limit:user:0000000000")
+        #expect(KeyShape.short.key(42) == "countdown-42")
     }
 
     @Test func aDebugBuildRefusesToMeasureUnlessAllowed() {
@@ -89,6 +100,7 @@ import FoundationXML
         ])
         let document = try CompareCommand.load(folder.appendingPathComponent("run.json").path)
         #expect(document.version == RunDocument.currentVersion)
+        #expect(document.options.keyShape == .real)
         // N = 1 runs spread only: 5 backends × (1 + 2) configurations.
         #expect(document.configurations.count == 15)
         #expect(document.floor.histogram.count == 40)
@@ -116,6 +128,9 @@ import FoundationXML
                     // The timestamp backend may skip a tick after a stall.
                     #expect(k.ticks + r.outcome.skippedTicks == 2 * k.started, "\(c.id): \(k)")
                     #expect(r.figures[.tickP99] != nil && r.figures[.cpu] != nil, "\(c.id)")
+                    // Wake-ups counted, beside the floor thread's cost of one in the same windows.
+                    #expect(r.figures[.wakeUps].map { $0 > 0 } == true && r.figures[.floorCPUPerWakeUp].map { $0 > 0 } == true,
+                            "\(c.id): \(r.figures)")
                 }
                 if c.starts == .spread {
                     #expect(r.figures[.startCall] != nil && r.figures[.cancelCall] != nil, "\(c.id)")
