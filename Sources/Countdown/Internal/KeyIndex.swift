@@ -4,23 +4,42 @@
 /// one dictionary would hold the table's lock for the whole rehash of hundreds of thousands
 /// of keys, and every tick due meanwhile would wait. A shard holds a sixty-fourth of the
 /// keys, so a growth stalls the table a sixty-fourth as long.
+///
+/// A key's string is hashed once per call: the hash picks the shard and is what the shard's
+/// dictionary hashes, and it is kept with the key, so a growth rehashes integers, not strings.
+/// (Real keys are longer than the 15 bytes Swift stores inline: hashing one walks its bytes on
+/// the heap, and checks they are in normal form, canonically equal keys hashing alike.)
 struct KeyIndex {
     private static let shardCount = 64
-    private var shards = [[String: UInt32]](repeating: [:], count: shardCount)
+    private var shards = [[HashedKey: UInt32]](repeating: [:], count: shardCount)
     private(set) var count = 0
 
-    private static func shard(of key: String) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: key.hashValue) % UInt(shardCount))
+    /// A key with its string's hash, which is all a dictionary hashes of it; equality is the
+    /// string's (canonical equivalence), checked only where the hashes agree.
+    struct HashedKey: Hashable {
+        let key: String
+        let hash: Int
+
+        init(_ key: String) {
+            self.key = key
+            hash = key.hashValue
+        }
+
+        static func == (a: HashedKey, b: HashedKey) -> Bool { a.hash == b.hash && a.key == b.key }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        var shard: Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) % UInt(KeyIndex.shardCount)) }
     }
 
     subscript(key: String) -> UInt32? {
-        shards[Self.shard(of: key)][key]
+        let hashed = HashedKey(key)
+        return shards[hashed.shard][hashed]
     }
 
     /// One probe: the value under `key`, or nil after entering `reserved` under it.
     mutating func valueOrInsert(_ key: String, _ reserved: UInt32) -> UInt32? {
-        let shard = Self.shard(of: key)
-        let found = Self.take(&shards[shard][key, default: .max], orPut: reserved)
+        let hashed = HashedKey(key)
+        let found = Self.take(&shards[hashed.shard][hashed, default: .max], orPut: reserved)
         if found == nil { count += 1 }
         return found
     }
@@ -33,7 +52,8 @@ struct KeyIndex {
 
     @discardableResult
     mutating func removeValue(forKey key: String) -> UInt32? {
-        let removed = shards[Self.shard(of: key)].removeValue(forKey: key)
+        let hashed = HashedKey(key)
+        let removed = shards[hashed.shard].removeValue(forKey: hashed)
         if removed != nil { count -= 1 }
         return removed
     }
@@ -41,7 +61,7 @@ struct KeyIndex {
     var keys: [String] {
         var all: [String] = []
         all.reserveCapacity(count)
-        for shard in shards { all.append(contentsOf: shard.keys) }
+        for shard in shards { all.append(contentsOf: shard.keys.lazy.map(\.key)) }
         return all
     }
 }
