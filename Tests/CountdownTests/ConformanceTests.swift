@@ -21,7 +21,7 @@ func conformance(_ backend: CountdownBackend, seed: UInt64? = nil) -> CountdownC
 /// matrix runs on a thread of its own, and all of them at once (some 300, each with its backend's
 /// threads, the operation-queue ones holding libdispatch's pool) left every backend's deliveries
 /// stalled for seconds on two cores: the checks judge backends, not the machine's overload.
-let conformanceSlots = DispatchSemaphore(value: 12)
+let conformanceSlots = DispatchSemaphore(value: 6)
 
 /// Runs `check` on `suite` once a slot is free.
 func runInSlot(_ suite: CountdownConformance, _ check: ConformanceCheck) -> CheckResult {
