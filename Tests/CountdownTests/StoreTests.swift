@@ -167,11 +167,13 @@ struct StoreTests {
         do {
             let first = try scheduler()
             try first.restore(from: CountdownStore(path: folder.store))
-            try first.start(key: "short", duration: .milliseconds(30)) { _ in }
+            // A second: a loaded machine took more than the 30 ms this once had to reach the
+            // shutdown before the short one finished.
+            try first.start(key: "short", duration: .seconds(1)) { _ in }
             try first.start(key: "long", duration: .seconds(30)) { _ in }
             first.shutdown()  // before the short one finishes: the store keeps both
         }
-        settle(.milliseconds(60))
+        settle(.milliseconds(1100))
         let second = try scheduler()
         defer { second.shutdown() }
         let restoration = try second.restore(from: CountdownStore(path: folder.store))
