@@ -106,7 +106,6 @@ final class CheckTime: Sendable {
         guard let scheduler = virtual.scheduler else { return }
         do {
             try scheduler.advance(by: duration)
-            virtual.lastNow = scheduler.now
         } catch {
             report("advance(by: \(duration)) threw \(error)")
         }
@@ -115,7 +114,7 @@ final class CheckTime: Sendable {
 
 /// A virtual scheduler held weakly, with the last reading of its clock.
 /// `@unchecked Sendable`: `scheduler` is set once before it is shared (Swift's weak loads are
-/// thread-safe), and `lastNow` is read and written under its lock.
+/// thread-safe), and the last reading is kept under its lock.
 private final class WeakVirtual: @unchecked Sendable {
     weak var scheduler: (any VirtualTimeScheduling)?
     private let reading: Locked<Duration>
@@ -125,12 +124,9 @@ private final class WeakVirtual: @unchecked Sendable {
         reading = Locked(scheduler.now)
     }
 
-    /// The clock now, or where it stood when the scheduler went away.
+    /// The clock now (kept, as each reading is), or where it stood when the scheduler went away.
     var lastNow: Duration {
-        get {
-            if let scheduler { let now = scheduler.now; reading.withLock { $0 = now }; return now }
-            return reading.withLock { $0 }
-        }
-        set { reading.withLock { $0 = newValue } }
+        if let scheduler { let now = scheduler.now; reading.withLock { $0 = now }; return now }
+        return reading.withLock { $0 }
     }
 }
