@@ -17,17 +17,9 @@ func conformance(_ backend: CountdownBackend, seed: UInt64? = nil) -> CountdownC
     }
 }
 
-/// At most this many conformance checks run at once in the test process. Every case of the
-/// matrix runs on a thread of its own, and all of them at once (some 300, each with its backend's
-/// threads, the operation-queue ones holding libdispatch's pool) left every backend's deliveries
-/// stalled for seconds on two cores: the checks judge backends, not the machine's overload.
-let conformanceSlots = DispatchSemaphore(value: 6)
-
-/// Runs `check` on `suite` once a slot is free.
-func runInSlot(_ suite: CountdownConformance, _ check: ConformanceCheck) -> CheckResult {
-    conformanceSlots.wait()
-    defer { conformanceSlots.signal() }
-    return suite.run(check)
+/// Runs `check` on `suite` once one of the test process's ``CheckSlots`` is free.
+func runInSlot(_ suite: CountdownConformance, _ check: ConformanceCheck) async -> CheckResult {
+    await CheckSlots.shared.run { suite.run(check) }
 }
 
 /// Checks whose verdict rests on timing that ThreadSanitizer distorts.
@@ -39,8 +31,8 @@ func distortedByThreadSanitizer(_ check: ConformanceCheck) -> Bool {
 @Suite("Conformance", .dedicatedThread, .timeLimit(.minutes(3)))
 struct ConformanceTests {
     @Test("built-in backends pass every check", arguments: allBackends, CountdownConformance.checks)
-    func builtInBackend(backend: CountdownBackend, check: ConformanceCheck) {
-        let result = runInSlot(conformance(backend), check)
+    func builtInBackend(backend: CountdownBackend, check: ConformanceCheck) async {
+        let result = await runInSlot(conformance(backend), check)
         // Under ThreadSanitizer (several times slower) the checks that judge a profile by timing
         // still run — a hang or a crash still fails — but their verdicts are not asserted: the
         // plain `swift test` of the same CI run asserts them.
@@ -76,8 +68,8 @@ struct ConformanceTests {
     /// profile checks' timing is what a test run beside everything else disturbs most.
     @Test("a backend keeping a store keeps the contract", arguments: CountdownBackend.storedOnes,
           CountdownConformance.checks.filter { $0.kind == .contract })
-    func storedBackend(backend: CountdownBackend, check: ConformanceCheck) {
-        builtInBackend(backend: backend, check: check)
+    func storedBackend(backend: CountdownBackend, check: ConformanceCheck) async {
+        await builtInBackend(backend: backend, check: check)
     }
 
     /// The default `task` backend, judged where nothing else shares its pool: a
