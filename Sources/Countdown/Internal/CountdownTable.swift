@@ -103,6 +103,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var isOccupied = false
         var isPaused = false
         var key = ""
+        /// The key's hash, so that a finish or a shutdown leaves the index without hashing it.
+        var keyHash = KeyIndex.Hash(value: 0)
         var slot: ObserverSlot?
         var progress: Progress
         var handle: Handle?
@@ -146,16 +148,14 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
         guard !isShutDown else { throw .shutDown }
         var decision = Decision(answer: CountdownStart.started)
-        if let index = placeOrReserve(key) {
-            decision.answer = .attached(remaining: attach(at: index, slot: slot, now: now, &decision.actions))
+        let probe = probe(key)
+        if let index = probe.place {
+            decision.answer = .attached(remaining: attach(at: Int(index), slot: slot, now: now, &decision.actions))
             return decision
         }
-        if let capacity = rules.capacity, indexByKey.count > capacity {
-            indexByKey.removeValue(forKey: key)
-            throw .capacityExceeded(capacity: capacity)
-        }
+        if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
         let progress = Progress(duration: duration, tick: rules.tick, at: now)
-        let id = occupy(key: key, slot: slot, progress: progress, &decision.actions)
+        let id = occupy(key: key, probe, slot: slot, progress: progress, &decision.actions)
         arm(Int(id.index), &decision.actions)
         emit(slot, .tick(key, duration), told: true, at: Int(id.index), &decision.actions)
         return decision
@@ -184,7 +184,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     mutating func cancel(key: String) -> Decision<Bool> {
         var decision = Decision(answer: false)
-        guard let index = indexByKey.removeValue(forKey: key) else { return decision }
+        let probe = probe(key)
+        guard let index = probe.place else { return decision }
+        indexByKey.remove(probe)
         let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &decision.actions)
         retire(slot, handle, &decision.actions)
         decision.answer = true
@@ -228,7 +230,12 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         place(of: key).flatMap { places[$0].slot }
     }
 
-    var activeKeys: [String] { indexByKey.keys }
+    var activeKeys: [String] {
+        var keys: [String] = []
+        keys.reserveCapacity(indexByKey.count)
+        for index in places.indices where places[index].isOccupied { keys.append(places[index].key) }
+        return keys
+    }
     var activeCount: Int { indexByKey.count }
 
     // MARK: - The app's lifecycle
@@ -305,16 +312,17 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         }
         var decision = Decision(answer: restoration)
         for countdown in chosen {
-            _ = placeOrReserve(countdown.key)
+            let probe = probe(countdown.key)
+            guard probe.place == nil else { continue }  // the same key twice in the file: the first
             var progress = Progress(duration: countdown.remaining, tick: rules.tick, at: now)
             if countdown.isPaused {
                 // Paused with no timer, as `pause` leaves it; `resume` arms one.
                 progress.pause(at: now)
-                let id = occupy(key: countdown.key, slot: .silent, progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
                 places[Int(id.index)].isPaused = true
                 decision.answer.paused[countdown.key] = countdown.remaining
             } else {
-                let id = occupy(key: countdown.key, slot: .silent, progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
                 arm(Int(id.index), &decision.actions)
                 decision.answer.running[countdown.key] = countdown.remaining
             }
@@ -447,17 +455,19 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     private func place(of key: String) -> Int? {
-        indexByKey[key].map(Int.init)
+        probe(key).place.map(Int.init)
     }
 
-    /// One probe of the dictionary: the place of the countdown under `key`, or nil after
-    /// entering `key` for the place ``occupy(key:slot:progress:_:)`` takes next.
-    private mutating func placeOrReserve(_ key: String) -> Int? {
-        indexByKey.valueOrInsert(key, freePlaces.last ?? UInt32(places.count)).map(Int.init)
+    /// Hashes `key` once and looks it up; the probe says where it is, or where it would go.
+    private func probe(_ key: String) -> KeyIndex.Probe {
+        indexByKey.probe(KeyIndex.Hash(key)) { places[Int($0)].key == key }
     }
 
-    /// Occupies the place ``placeOrReserve(_:)`` entered `key` for.
-    private mutating func occupy(key: String, slot: ObserverSlot, progress: Progress, _ actions: inout Actions) -> CountdownID {
+    /// Occupies a free place with the countdown under `key`, which `probe` did not find, and
+    /// enters it in the index.
+    private mutating func occupy(key: String, _ probe: KeyIndex.Probe, slot: ObserverSlot, progress: Progress, _ actions: inout Actions)
+        -> CountdownID
+    {
         let index: Int
         if let free = freePlaces.popLast() {
             index = Int(free)
@@ -468,10 +478,12 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             index = places.count
             places.append(Place(key: key, slot: slot, progress: progress))
         }
+        places[index].keyHash = probe.hash
         places[index].isOccupied = true
         places[index].isPaused = false
         places[index].serial &+= 1
         places[index].arm &+= 1
+        indexByKey.insert(probe, place: UInt32(index))
         recordChange(&actions)
         return id(of: index)
     }
@@ -490,7 +502,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         places[index].serial &+= 1
         places[index].arm &+= 1
         recordChange(&actions)
-        if !keyRemoved { indexByKey.removeValue(forKey: key) }
+        if !keyRemoved { indexByKey.remove(places[index].keyHash, place: UInt32(index)) }
         freePlaces.append(UInt32(index))
         return (key, slot, handle)
     }

@@ -23,12 +23,13 @@ struct DeadlineTrack: CountdownProgress {
     private(set) var nextFire: MonotonicInstant
 
     init(duration: Duration, tick: Duration, at now: Moment) {
-        let length = duration.nanoseconds
-        self.tick = UInt64(tick.nanoseconds)
+        // Each `Duration` converted once: a conversion is an `Int128` division, on every start.
+        let length = duration.nanoseconds, tickLength = tick.nanoseconds
+        self.tick = UInt64(tickLength)
         deadline = now.clock + length
         leastTold = length
-        nextGridPoint = now.monotonic + tick
-        gridDeadline = now.monotonic + duration
+        nextGridPoint = now.monotonic.adding(nanoseconds: tickLength)
+        gridDeadline = now.monotonic.adding(nanoseconds: length)
         nextFire = min(nextGridPoint, gridDeadline)
     }
 

@@ -20,7 +20,13 @@ struct MonotonicInstant: Comparable, Hashable, Sendable {
 
     /// Saturates at the clock's ends instead of trapping.
     static func + (instant: MonotonicInstant, offset: Duration) -> MonotonicInstant {
-        let ns = offset.nanoseconds
+        instant.adding(nanoseconds: offset.nanoseconds)
+    }
+
+    /// This instant moved by `ns` nanoseconds, saturating at the clock's ends: for an offset
+    /// already in nanoseconds (converting a `Duration` is an `Int128` division).
+    func adding(nanoseconds ns: Int64) -> MonotonicInstant {
+        let instant = self
         if ns >= 0 {
             let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(UInt64(ns))
             return MonotonicInstant(nanoseconds: overflow ? .max : sum)
