@@ -9,7 +9,7 @@
 /// the driver, may call back into the scheduler.
 ///
 /// Countdowns live in a slab: a countdown is a place (an integer) in a chunked array, found
-/// from its key through a sharded dictionary, and timers name it by place, never by key, so a
+/// from its key through a sharded ``KeyIndex``, and timers name it by place, never by key, so a
 /// fire costs no hashing. Freed places are reused; a place's `serial` and `arm` outlive its
 /// occupants, so a timer of an earlier occupant, or one armed for a pause since undone, is
 /// recognised as stale.
