@@ -103,7 +103,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var isOccupied = false
         var isPaused = false
         var key = ""
-        /// The key's hash, so that a finish or a shutdown leaves the index without hashing it.
+        /// The key's hash, so that a finish leaves the index without hashing the key again.
         var keyHash = KeyIndex.Hash(value: 0)
         var slot: ObserverSlot?
         var progress: Progress
