@@ -117,11 +117,15 @@ struct ConfigurationRunner {
         var attempted = 0
         for (index, key) in zip(0..., keys) {
             let target = first + spread * UInt64(index) / UInt64(count)
-            let now = SystemClocks.monotonic()
+            var now = SystemClocks.monotonic()
             if now > lastUsefulStart { break }
-            if target > now + 50_000 { SystemClocks.sleep(untilMonotonic: target) }
+            if target > now + 50_000 {
+                SystemClocks.sleep(untilMonotonic: target)
+                now = SystemClocks.monotonic()
+            }
             attempted += 1
-            _ = recorder.begin(index)
+            // The instant just read is the start's: its schedule begins no later than the call.
+            _ = recorder.begin(index, at: now)
             do {
                 try scheduler.start(key: key, duration: settings.duration) { [recorder] event in
                     recorder.record(index, event)
