@@ -176,6 +176,35 @@ struct CountdownTableTests {
         #expect(table.pause(key: "gone", now: Self.at(0)).answer == false)
     }
 
+    @Test("a cancel retires, unrevoked, an observer with nothing left to deliver, and revokes one with events queued")
+    func cancelRetiresWhatIsDelivered() throws {
+        var table = Self.table()
+        let delivered = Ear(), queued = Ear(), streamed = Ear()
+        let first = try table.start(key: "delivered", duration: .seconds(1), observer: delivered.slot, now: Self.at(0))
+        let second = try table.start(key: "queued", duration: .seconds(1), observer: queued.slot, now: Self.at(0))
+        #expect(second.ticket == first.ticket + 1)
+        // The delivery queue delivered the first start's tick, not the second's.
+        let below = first.ticket + 1
+        let retired = table.cancel(key: "delivered", deliveredBelow: below)
+        #expect(retired.answer && retired.persist)
+        #expect(retired.retiredFirst && table.retired.count == 1 && table.retired.first === delivered.slot,
+                "kept for the delivery queue to drop; the driver is told the list began")
+        #expect(!retired.effects.contains { if case .revoke = $0 { true } else { false } }, "not revoked")
+        let revoked = table.cancel(key: "queued", deliveredBelow: below)
+        #expect(!revoked.retiredFirst && table.retired.count == 1)
+        #expect(revoked.effects.contains { if case .revoke(let s) = $0 { s === queued.slot } else { false } },
+                "its tick is still queued: revoked")
+        // A stream's slot is revoked however idle, for its end.
+        let third = try table.start(key: "streamed", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
+        _ = table.attach(key: "streamed", observer: streamed.slot, ended: {}, now: Self.at(10))
+        let ended = table.cancel(key: "streamed", deliveredBelow: third.ticket + 100)
+        #expect(!ended.retiredFirst && table.retired.count == 1)
+        #expect(ended.effects.contains { if case .endStream = $0 { true } else { false } })
+        #expect(ended.effects.contains { if case .revoke(let s) = $0 { s === streamed.slot } else { false } })
+        #expect(table.activeCount == 0)
+        #expect(table.takeRetired().first === delivered.slot && table.retired.isEmpty, "taken whole")
+    }
+
     @Test("a timer of an earlier occupant of a place is stale, and what its arm made is disarmed")
     func staleAfterReuse() throws {
         var table = Self.table()

@@ -62,6 +62,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var events: SmallList<Outbox.Delivery> { actions.events }
         var ticket: UInt64 { actions.ticket }
         var persist: Bool { actions.persist }
+        var retiredFirst: Bool { actions.retiredFirst }
     }
 
     /// What an operation left the driver to do. Not generic over the answer, so that the
@@ -75,6 +76,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var ticket: UInt64 = 0
         /// A change the store keeps was made: ask for a write.
         var persist = false
+        /// An observer was retired (``CountdownTable/retired``) into an empty list: the
+        /// delivery queue is to take the list and drop it.
+        var retiredFirst = false
     }
 
     enum FireResult: Equatable {
@@ -112,6 +116,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// carry a lower one, and the slot drops them (nothing of a paused countdown is heard,
         /// not even what was already queued).
         var generation: UInt32 = 0
+        /// The ticket of the last decision that gave an event to this place's observer: once
+        /// every ticket up to it is delivered, nothing of the observer is left in the queue.
+        var lastTicket: UInt64 = 0
     }
 
     let rules: Rules
@@ -123,6 +130,11 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     private var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
     /// The ticket of the next decision that decides events.
     private var nextTicket: UInt64 = 0
+    /// Observers a cancel let go with nothing of them left to deliver, moved here untouched,
+    /// for the delivery queue to take and drop: the caller neither revokes nor releases them
+    /// (each a cache miss at a million countdowns). Kept in the table, not handed out in a
+    /// decision: a decision may be copied, and a copy retains what it holds.
+    private(set) var retired: ContiguousArray<ObserverSlot> = []
     private(set) var isShutDown = false
     /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
     /// resumed, or corrected at the foreground. Bumped by ``recordChange(_:)`` alone.
@@ -182,15 +194,34 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         return decision
     }
 
-    mutating func cancel(key: String) -> Decision<Bool> {
-        var decision = Decision(answer: false)
+    /// `deliveredBelow`: every event of a lower ticket has been delivered (or dropped), as the
+    /// delivery queue last said; an observer with nothing left to deliver is retired, not
+    /// revoked. Zero, knowing nothing delivered, always revokes.
+    mutating func cancel(key: String, deliveredBelow: UInt64 = 0) -> Decision<Bool> {
         let probe = probe(key)
-        guard let index = probe.place else { return decision }
+        guard let index = probe.place else { return Decision(answer: false) }
         indexByKey.remove(probe)
-        let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &decision.actions)
-        retire(slot, handle, &decision.actions)
-        decision.answer = true
-        return decision
+        let idle = places[Int(index)].lastTicket < deliveredBelow
+        var actions = Actions()
+        let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &actions)
+        // A stream's slot is revoked all the same: its end is an effect.
+        if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
+            actions.retiredFirst = retired.isEmpty
+            retired.append(consume slot)
+            if let handle { actions.effects.append(.disarm(handle)) }
+        } else {
+            retire(slot, handle, &actions)
+        }
+        return Decision(answer: true, actions: actions)
+    }
+
+    /// The observers retired so far, for the delivery queue to drop with no lock held. The list
+    /// is left with room for as many again, so that a cancel's append does not allocate.
+    mutating func takeRetired() -> ContiguousArray<ObserverSlot> {
+        var taken: ContiguousArray<ObserverSlot> = []
+        swap(&taken, &retired)
+        retired.reserveCapacity(max(16, taken.count))
+        return taken
     }
 
     mutating func pause(key: String, now: Moment) -> Decision<Bool> {
@@ -624,6 +655,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             nextTicket &+= 1
         }
         let generation = told ? Outbox.Delivery.answer : places[index].generation
+        places[index].lastTicket = actions.ticket
         actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: generation))
     }
 }

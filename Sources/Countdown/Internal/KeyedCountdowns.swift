@@ -25,8 +25,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// is released, so a drain never waits for a decision.
     private let outbox = Locked(Outbox())
     /// Set when events are handed to the outbox: a lingering drain watches it without taking
-    /// the outbox's lock, which every thread that decides events needs.
-    private let outboxFilled = Atomic<Bool>(false)
+    /// the outbox's lock, which every thread that decides events needs. (Each of the drain's
+    /// words is on a line of its own: the fields here are read on every call.)
+    private let outboxFilled = LoneAtomic(0)
+    /// Every event of a lower ticket has been delivered or dropped: a cancel whose observer has
+    /// none above it lets the observer go without revoking it. Stored by the drain alone.
+    private let deliveredBelow = LoneAtomic(0)
     /// Writes every change to the store ``restore(from:)`` attached; set once. Read without
     /// the table's lock, after a look at `hasWriter` (one atomic load when there is no store).
     private let writer = Locked<StoreWriter?>(nil)
@@ -89,7 +93,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     }
 
     func cancel(key: String) -> Bool {
-        var decision = table.withLock { $0.cancel(key: key) }
+        // Without a queue of deliveries (virtual time), nothing drops a retired observer soon.
+        let delivered = mechanism.queuesDeliveries ? deliveredBelow.word.load(ordering: .acquiring) : 0
+        var decision = table.withLock { $0.cancel(key: key, deliveredBelow: delivered) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
@@ -278,7 +284,10 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             owed = outbox.withLock { $0.absorb(&actions.events, ticket: ticket) }
             // Stored only when clear: a lingering drain clears it only when it takes the events,
             // so in a dense stream the line stays in this core's cache, read, not written.
-            if !outboxFilled.load(ordering: .relaxed) { outboxFilled.store(true, ordering: .releasing) }
+            if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
+        }
+        if actions.retiredFirst {
+            owed = outbox.withLock { $0.retiredWaitInTable() } || owed
         }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { storeWriter?.changed() }
@@ -340,27 +349,48 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// ``CountdownMechanism/deliveryMayLinger``.
     private func drain(lingering: Bool) {
         let began = SystemClocks.monotonic()
-        outboxFilled.store(false, ordering: .relaxed)
-        var (batch, previousHold, dense) = outbox.withLock { outbox in
-            (outbox.take(staying: lingering), outbox.takeHold(), began &- outbox.lastDrainEnd < Self.linger)
+        outboxFilled.word.store(0, ordering: .relaxed)
+        var batch = Outbox.Batch()
+        var (previousHold, dense) = outbox.withLock { outbox in
+            let dense = began &- outbox.lastDrainEnd < Self.linger
+            // Stays queued only if it will linger: a drain that found nothing and ends at once
+            // must leave the next absorb (or retire) to queue another.
+            outbox.take(into: &batch, staying: lingering && dense)
+            return (outbox.takeHold(), dense)
         }
+        var published = deliveredBelow.word.load(ordering: .relaxed)
         while true {
-            if !batch.isEmpty {
+            if batch.takesRetired {
+                // Dropped here, with no lock held: an observer may go with them.
+                _ = table.withLock { $0.takeRetired() }
+            }
+            let delivering = !batch.deliveries.isEmpty
+            if delivering {
                 // A finish is heard only once the store no longer holds its countdown: it
                 // waits, with what came after it, for the write, and the queue is free meanwhile.
-                if let (index, hold) = unwrittenFinish(in: batch, after: previousHold) {
-                    for delivery in batch[..<index] { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
-                    outbox.withLock { $0.hold(batch[index...], count: hold.count, through: hold.through) }
+                if let (index, hold) = unwrittenFinish(in: batch.deliveries, after: previousHold) {
+                    for delivery in batch.deliveries[..<index] {
+                        delivery.slot.deliver(delivery.event, generation: delivery.generation)
+                    }
+                    outbox.withLock { $0.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
-                for delivery in batch { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
+                for delivery in batch.deliveries { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
+            }
+            if batch.through != published {
+                published = batch.through
+                deliveredBelow.word.store(published, ordering: .releasing)
+            }
+            if delivering {
+                // Emptied with no lock held: an observer may go with its last delivery.
+                batch.deliveries.removeAll(keepingCapacity: true)
             } else if lingering && dense {
                 // Lets events gather, then watches the flag, not the lock, until something
                 // comes or the time is up.
                 let idleSince = SystemClocks.monotonic()
                 while SystemClocks.monotonic() &- idleSince < Self.gather {}
-                while !outboxFilled.load(ordering: .acquiring) {
+                while outboxFilled.word.load(ordering: .acquiring) == 0 {
                     if SystemClocks.monotonic() &- idleSince >= Self.linger {
                         dense = false
                         break
@@ -370,9 +400,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
                 return
             }
-            outboxFilled.store(false, ordering: .relaxed)
+            outboxFilled.word.store(0, ordering: .relaxed)
             let staying = lingering && dense
-            batch = outbox.withLock { $0.take(returning: batch, staying: staying) }
+            outbox.withLock { $0.take(into: &batch, staying: staying) }
         }
     }
 

@@ -27,6 +27,8 @@ struct Outbox: ~Copyable {
     private var nextTicket: UInt64 = 0
     /// Events handed over before those of an earlier ticket: they wait for them.
     private var early: [UInt64: SmallList<Delivery>] = [:]
+    /// The table holds retired observers for the drain to take and drop.
+    private var retiredWaiting = false
 
     /// Takes the events of the decision numbered `ticket`, in ticket order. Returns true when
     /// the caller must queue a drain (none is queued yet).
@@ -48,23 +50,39 @@ struct Outbox: ~Copyable {
         return true
     }
 
-    /// Everything pending, in order, for the drain that is running, after taking back the
-    /// buffer of the batch it delivered last. While events keep coming the drain stays queued,
-    /// so appends in the meantime queue no second hop. With nothing pending, `staying` keeps
-    /// the drain queued (it lingers and will look again); otherwise the drain ends, and the
-    /// next absorb queues a new one.
-    mutating func take(returning delivered: consuming ContiguousArray<Delivery> = [], staying: Bool = false)
-        -> ContiguousArray<Delivery>
-    {
-        if delivered.capacity > spare.capacity {
-            delivered.removeAll(keepingCapacity: true)
-            spare = delivered
-        }
+    /// The table began a list of retired observers: the next drain takes it. Returns true when
+    /// the caller must queue a drain.
+    mutating func retiredWaitInTable() -> Bool {
+        retiredWaiting = true
+        guard !drainQueued else { return false }
+        drainQueued = true
+        return true
+    }
+
+    /// What a drain takes: the events pending, in order, and the observers to drop.
+    struct Batch {
+        var deliveries: ContiguousArray<Delivery> = []
+        /// Every ticket below it is in these deliveries or was taken before.
+        var through: UInt64 = 0
+        /// The table holds retired observers for this drain to take.
+        var takesRetired = false
+    }
+
+    /// Everything pending, for the drain that is running, swapped into `batch`, whose buffers
+    /// (emptied by the drain, so that no observer goes under this lock) are kept for reuse.
+    /// While events keep coming the drain stays queued, so appends in the meantime queue no
+    /// second hop. With nothing pending, `staying` keeps the drain queued (it lingers and
+    /// will look again); otherwise the drain ends, and the next absorb or retire queues a new one.
+    mutating func take(into batch: inout Batch, staying: Bool = false) {
+        precondition(batch.deliveries.isEmpty, "a batch taken before it was emptied")
+        if batch.deliveries.capacity > spare.capacity { spare = batch.deliveries }
         if pending.isEmpty && !staying { drainQueued = false }
-        let batch = pending
+        batch.deliveries = pending
         pending = spare
         spare = []
-        return batch
+        batch.takesRetired = retiredWaiting
+        retiredWaiting = false
+        batch.through = nextTicket
     }
 
     /// Deliveries a drain put back to wait for the store: the first `count` pending ones were
