@@ -17,7 +17,9 @@ struct ChunkedArray<Element> {
         _modify { yield &chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] }
     }
 
-    mutating func append(_ element: Element) {
+    /// Takes the element over: a temporary is moved in, not copied (which retained every
+    /// reference it holds, then released the original's).
+    mutating func append(_ element: consuming Element) {
         if count == chunks.count << Self.chunkShift {
             var chunk = ContiguousArray<Element>()
             chunk.reserveCapacity(Self.chunkSize)

@@ -62,7 +62,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var events: SmallList<Outbox.Delivery> { actions.events }
         var ticket: UInt64 { actions.ticket }
         var persist: Bool { actions.persist }
-        var retiredFirst: Bool { actions.retiredFirst }
+        var retired: ObserverSlot? { actions.retired?.takeUnretainedValue() }
     }
 
     /// What an operation left the driver to do. Not generic over the answer, so that the
@@ -76,9 +76,11 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var ticket: UInt64 = 0
         /// A change the store keeps was made: ask for a write.
         var persist = false
-        /// An observer was retired (``CountdownTable/retired``) into an empty list: the
-        /// delivery queue is to take the list and drop it.
-        var retiredFirst = false
+        /// An observer let go with nothing of it left to deliver: the delivery queue drops it,
+        /// so that the caller neither revokes nor releases it (each a cache miss at a million
+        /// countdowns). The table's reference, held unmanaged: a decision may be copied on its
+        /// way, and a copy of a managed one retains it. The driver takes it over.
+        var retired: Unmanaged<ObserverSlot>?
     }
 
     enum FireResult: Equatable {
@@ -130,11 +132,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     private var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
     /// The ticket of the next decision that decides events.
     private var nextTicket: UInt64 = 0
-    /// Observers a cancel let go with nothing of them left to deliver, moved here untouched,
-    /// for the delivery queue to take and drop: the caller neither revokes nor releases them
-    /// (each a cache miss at a million countdowns). Kept in the table, not handed out in a
-    /// decision: a decision may be copied, and a copy retains what it holds.
-    private(set) var retired: ContiguousArray<ObserverSlot> = []
     private(set) var isShutDown = false
     /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
     /// resumed, or corrected at the foreground. Bumped by ``recordChange(_:)`` alone.
@@ -206,22 +203,12 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &actions)
         // A stream's slot is revoked all the same: its end is an effect.
         if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
-            actions.retiredFirst = retired.isEmpty
-            retired.append(consume slot)
+            actions.retired = Unmanaged.passRetained(consume slot)
             if let handle { actions.effects.append(.disarm(handle)) }
         } else {
             retire(slot, handle, &actions)
         }
         return Decision(answer: true, actions: actions)
-    }
-
-    /// The observers retired so far, for the delivery queue to drop with no lock held. The list
-    /// is left with room for as many again, so that a cancel's append does not allocate.
-    mutating func takeRetired() -> ContiguousArray<ObserverSlot> {
-        var taken: ContiguousArray<ObserverSlot> = []
-        swap(&taken, &retired)
-        retired.reserveCapacity(max(16, taken.count))
-        return taken
     }
 
     mutating func pause(key: String, now: Moment) -> Decision<Bool> {

@@ -286,8 +286,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             // so in a dense stream the line stays in this core's cache, read, not written.
             if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
         }
-        if actions.retiredFirst {
-            owed = outbox.withLock { $0.retiredWaitInTable() } || owed
+        if let slot = actions.retired {
+            actions.retired = nil
+            owed = outbox.withLock { $0.retire(slot) } || owed
         }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { storeWriter?.changed() }
@@ -360,10 +361,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
         var published = deliveredBelow.word.load(ordering: .relaxed)
         while true {
-            if batch.takesRetired {
-                // Dropped here, with no lock held: an observer may go with them.
-                _ = table.withLock { $0.takeRetired() }
-            }
+            // Dropped here, with no lock held: an observer may go with them.
+            for slot in batch.retired { slot.release() }
+            batch.retired.removeAll(keepingCapacity: true)
             let delivering = !batch.deliveries.isEmpty
             if delivering {
                 // A finish is heard only once the store no longer holds its countdown: it

@@ -27,8 +27,8 @@ struct Outbox: ~Copyable {
     private var nextTicket: UInt64 = 0
     /// Events handed over before those of an earlier ticket: they wait for them.
     private var early: [UInt64: SmallList<Delivery>] = [:]
-    /// The table holds retired observers for the drain to take and drop.
-    private var retiredWaiting = false
+    /// Observers let go with nothing left to deliver, for the drain to drop.
+    private var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
 
     /// Takes the events of the decision numbered `ticket`, in ticket order. Returns true when
     /// the caller must queue a drain (none is queued yet).
@@ -50,10 +50,10 @@ struct Outbox: ~Copyable {
         return true
     }
 
-    /// The table began a list of retired observers: the next drain takes it. Returns true when
-    /// the caller must queue a drain.
-    mutating func retiredWaitInTable() -> Bool {
-        retiredWaiting = true
+    /// Takes over an observer a cancel let go with nothing of it left to deliver, for the drain
+    /// to drop: the caller never touches it. Returns true when the caller must queue a drain.
+    mutating func retire(_ slot: Unmanaged<ObserverSlot>) -> Bool {
+        retired.append(slot)
         guard !drainQueued else { return false }
         drainQueued = true
         return true
@@ -64,8 +64,8 @@ struct Outbox: ~Copyable {
         var deliveries: ContiguousArray<Delivery> = []
         /// Every ticket below it is in these deliveries or was taken before.
         var through: UInt64 = 0
-        /// The table holds retired observers for this drain to take.
-        var takesRetired = false
+        /// Observers to drop, with no lock held.
+        var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
     }
 
     /// Everything pending, for the drain that is running, swapped into `batch`, whose buffers
@@ -74,14 +74,14 @@ struct Outbox: ~Copyable {
     /// second hop. With nothing pending, `staying` keeps the drain queued (it lingers and
     /// will look again); otherwise the drain ends, and the next absorb or retire queues a new one.
     mutating func take(into batch: inout Batch, staying: Bool = false) {
-        precondition(batch.deliveries.isEmpty, "a batch taken before it was emptied")
+        precondition(batch.deliveries.isEmpty && batch.retired.isEmpty, "a batch taken before it was emptied")
         if batch.deliveries.capacity > spare.capacity { spare = batch.deliveries }
         if pending.isEmpty && !staying { drainQueued = false }
         batch.deliveries = pending
         pending = spare
         spare = []
-        batch.takesRetired = retiredWaiting
-        retiredWaiting = false
+        // Swapped, so that each side keeps a buffer with room: a retire does not allocate.
+        if !retired.isEmpty { swap(&batch.retired, &retired) }
         batch.through = nextTicket
     }
 

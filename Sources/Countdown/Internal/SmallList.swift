@@ -9,9 +9,11 @@ struct SmallList<Element>: Sequence {
 
     init() {}
 
-    mutating func append(_ element: Element) {
+    /// Takes the element over: a temporary is moved in, not copied (which retained every
+    /// reference it holds, then released the original's).
+    mutating func append(_ element: consuming Element) {
         if single == nil && many.isEmpty {
-            single = element
+            single = consume element
             return
         }
         if let first = single.take() { many.append(first) }
