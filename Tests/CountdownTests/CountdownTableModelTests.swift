@@ -58,7 +58,13 @@ struct CountdownTableModelTests {
         var revoked: Set<ObjectIdentifier> = []
         var nextHandle = 0
         var finishes = 0
+        /// Cancels that retired an observer, and that revoked one.
+        var retires = 0, revokes = 0
         var ears: [Ear] = []
+        /// Every ticket below it is delivered (each decision's events are, as it is carried out).
+        var deliveredBelow: UInt64 = 0
+        /// The ticket of each observer's last event.
+        var lastTicket: [ObjectIdentifier: UInt64] = [:]
 
         static func moment(_ ms: Int) -> Moment {
             let ns = origin + UInt64(ms) * 1_000_000
@@ -82,6 +88,15 @@ struct CountdownTableModelTests {
                 default:
                     break
                 }
+            }
+            if let slot = decision.retired {
+                // Retired, not revoked: nothing may be decided for it again all the same.
+                revoked.insert(ObjectIdentifier(slot))
+                decision.actions.retired?.release()
+            }
+            if !decision.events.isEmpty {
+                for delivery in decision.events { lastTicket[ObjectIdentifier(delivery.slot)] = decision.ticket }
+                deliveredBelow = decision.ticket + 1
             }
             for delivery in decision.events {
                 if revoked.contains(ObjectIdentifier(delivery.slot)) {
@@ -139,9 +154,23 @@ struct CountdownTableModelTests {
                 if let running = model[key] { model[key] = Expected(deadline: running.deadline, frozen: running.frozen, ear: ear) }
                 try carryOut(decision)
             case 3:
-                let decision = table.cancel(key: key)
+                // What the delivery queue says it delivered: all of it, or less (it lags), at
+                // random or right at the edge of the observer's last event.
+                var belows = [deliveredBelow, UInt64.random(in: 0...deliveredBelow, using: &random)]
+                if let ear = model[key]?.ear, let last = lastTicket[ObjectIdentifier(ear.slot)] { belows += [last, last + 1] }
+                let below = belows.randomElement(using: &random)!
+                let decision = table.cancel(key: key, deliveredBelow: below)
                 try expect(decision.answer == (model[key] != nil), "cancel(\(key)) answered \(decision.answer)")
-                try expectRevoked(model[key]?.ear, by: decision, "cancel(\(key))")
+                if let ear = model[key]?.ear, let retired = decision.retired {
+                    try expect(retired === ear.slot, "cancel(\(key)) retired another observer")
+                    let last = lastTicket[ObjectIdentifier(ear.slot)]
+                    try expect(last.map { $0 < below } ?? true,
+                               "cancel(\(key)) retired, unrevoked, an observer whose event of ticket \(last!) is not delivered below \(below)")
+                    retires += 1
+                } else {
+                    try expectRevoked(model[key]?.ear, by: decision, "cancel(\(key))")
+                    if model[key] != nil { revokes += 1 }
+                }
                 model[key] = nil
                 try carryOut(decision)
             case 4:
@@ -212,6 +241,7 @@ struct CountdownTableModelTests {
         let problems = run.ears.flatMap(\.problems)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
         #expect(run.finishes > 1000, "the run finished countdowns (\(run.finishes)), not only started them")
+        #expect(run.retires > 100 && run.revokes > 100, "cancels both retired (\(run.retires)) and revoked (\(run.revokes))")
     }
 }
 

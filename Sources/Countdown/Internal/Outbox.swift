@@ -27,8 +27,15 @@ struct Outbox: ~Copyable {
     private var nextTicket: UInt64 = 0
     /// Events handed over before those of an earlier ticket: they wait for them.
     private var early: [UInt64: SmallList<Delivery>] = [:]
-    /// Observers let go with nothing left to deliver, for the drain to drop.
+    /// Observers let go with nothing left to deliver, for the drain to drop (each reference
+    /// taken over from the table, released once).
     private var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
+
+    deinit {
+        // A retire queues a drain that holds the scheduler, so none is left here but by a
+        // scheduler released while its queue never ran again: let them go all the same.
+        for slot in retired { slot.release() }
+    }
 
     /// Takes the events of the decision numbered `ticket`, in ticket order. Returns true when
     /// the caller must queue a drain (none is queued yet).
