@@ -34,6 +34,44 @@ struct TimestampEngineTests {
         #expect(Set(popped.map(\.index)).count == expected.count)
     }
 
+    @Test("the due queue pops in due order while a ticker files items again at due + tick, with first fires between")
+    func dueQueuePopsInOrderAsATickerRefiles() {
+        var generator = SplitMix(seed: 7)
+        var queue = DueQueue()
+        let tick: UInt64 = 1_000
+        var pending: [UInt64] = []
+        var popped: [DueItem] = []
+        var now: UInt64 = 0
+        var next: UInt32 = 0
+        var sawHeap = false, sawRun = false
+        func file(_ due: UInt64) {
+            queue.insert(DueItem(due: MonotonicInstant(nanoseconds: due), index: next, arm: 1))
+            pending.append(due)
+            next += 1
+        }
+        for _ in 0..<300 { file(generator.next() % tick) }
+        for _ in 0..<400 {
+            now += generator.next() % 300
+            var batch: [DueItem] = []
+            queue.popDue(at: MonotonicInstant(nanoseconds: now), into: &batch)
+            #expect(batch.allSatisfy { $0.due.nanoseconds <= now }, "nothing popped before it is due")
+            #expect(batch.map(\.due) == batch.map(\.due).sorted(), "a batch is earliest first")
+            #expect(zip(popped.suffix(1), batch.prefix(1)).allSatisfy { $0.due <= $1.due }, "and after the batch before")
+            #expect(queue.earliest.map { $0.nanoseconds > now } ?? true, "everything due was popped")
+            popped += batch
+            // Most go again one tick later, in the order they came due (the run); a new first
+            // fire now and then lands before the last of them (the heap).
+            for item in batch where generator.next() % 10 != 0 { file(item.due.nanoseconds + tick) }
+            if generator.next() % 3 == 0 { file(now + 1 + generator.next() % tick) }
+            sawHeap = sawHeap || queue.heapCount > 0
+            sawRun = sawRun || queue.count > queue.heapCount
+        }
+        queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped)
+        #expect(queue.count == 0 && queue.earliest == nil)
+        #expect(popped.map(\.due.nanoseconds).sorted() == pending.sorted(), "every item popped once")
+        #expect(popped.count > 3_000 && sawHeap && sawRun, "both the run and the heap held items (\(popped.count) popped)")
+    }
+
     @Test("a tolerance is declared in the profile; one out of range is refused with a typed error")
     func toleranceIsDeclaredAndChecked() throws {
         let scheduler = try TimestampScheduler(tickInterval: .milliseconds(100), tolerance: .milliseconds(10))
