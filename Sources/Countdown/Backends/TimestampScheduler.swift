@@ -10,9 +10,10 @@ import Dispatch
 /// a change of the system clock moves the countdown: set forward, it ends early; set back, it
 /// holds still (it never counts up). ``CountdownClock/continuous`` cannot be set.
 ///
-/// Built for scale: countdowns are kept in a slab and a 4-ary heap of due instants, a wake-up
-/// handles everything due under one lock and hands the delivery queue one batch, and an
-/// optional `tolerance` lets countdowns due close together share a wake-up.
+/// Built for scale: countdowns are kept in a slab and a queue of due instants (a run in filing
+/// order beside a 4-ary heap), a wake-up handles everything due under one lock and hands the
+/// delivery queue one batch, and an optional `tolerance` lets countdowns due close together
+/// share a wake-up.
 public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Sendable {
     // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<TimestampMechanism>
@@ -53,7 +54,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Senda
             name: "timestamp",
             variant: variant(clock: clock, tolerance: tolerance),
             mechanism: "a deadline per countdown; remaining = deadline − \(clock.name) clock now, "
-                + "at ticks from one shared ticker (a 4-ary heap of due times, one DispatchSourceTimer on the delivery queue)",
+                + "at ticks from one shared ticker (due times in filing order beside a 4-ary heap, one DispatchSourceTimer on the delivery queue)",
             threads: "none of its own: one dispatch timer, on the delivery queue, for all countdowns",
             suspension: .keepsDeadline,
             wallClockJump: clock.followsWallClock ? .movesCountdown : .immune,
