@@ -53,7 +53,7 @@ struct KeyIndexTests {
         }
     }
 
-    @Test("a key's real hash finds it; a look-alike key with the same tag is asked about and told apart")
+    @Test("a key's real hash finds it; canonically equivalent keys are one key, and another is not found")
     func realKeys() {
         var index = KeyIndex()
         let keys = (0..<5_000).map { "rate-limit:user:\(1_000_000 + $0)" }

@@ -75,12 +75,8 @@ final class EventRecorder: @unchecked Sendable {
     }
 
     /// Called just before countdown `index`'s `start`: its ideal schedule begins at this call.
-    func begin(_ index: Int) -> UInt64 {
-        begin(index, at: SystemClocks.monotonic())
-    }
-
-    /// `begin`, with the monotonic instant the caller read just before: a run starting a
-    /// million countdowns at once reads the clock once per start, not twice.
+    /// `now`: the monotonic instant the caller read just before (the runner reads the clock
+    /// once per start, for its pacing and for this).
     func begin(_ index: Int, at now: UInt64) -> UInt64 {
         starts[index] = now
         return now

@@ -204,10 +204,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         // A stream's slot is revoked all the same: its end is an effect.
         if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
             actions.retired = Unmanaged.passRetained(consume slot)
-            if let handle { actions.effects.append(.disarm(handle)) }
         } else {
-            retire(slot, handle, &actions)
+            revoke(slot, &actions)
         }
+        if let handle { actions.effects.append(.disarm(handle)) }
         return Decision(answer: true, actions: actions)
     }
 

@@ -28,10 +28,8 @@ struct DueQueue {
     var heapCount: Int { heap.count }
 
     var earliest: MonotonicInstant? {
-        switch (heap.first?.due, run.first?.due) {
-        case let (heap?, run?): min(heap, run)
-        case let (heap, run): heap ?? run
-        }
+        guard let front = run.first?.due else { return heap.first?.due }
+        return heap.first.map { min($0.due, front) } ?? front
     }
 
     mutating func insert(_ item: DueItem) {
@@ -48,21 +46,16 @@ struct DueQueue {
     /// Moves every item due at or before `now` into `batch`, earliest first.
     mutating func popDue(at now: MonotonicInstant, into batch: inout [DueItem]) {
         while true {
-            let fromRun: Bool
-            switch (heap.first, run.first) {
-            case let (top?, front?): fromRun = front.due <= top.due
-            case (nil, .some): fromRun = true
-            case (.some, nil): fromRun = false
-            case (nil, nil): return
-            }
-            if fromRun {
-                guard let front = run.first, front.due <= now else { return }
+            let top = heap.first
+            if let front = run.first, top.map({ front.due <= $0.due }) ?? true {
+                guard front.due <= now else { return }
                 batch.append(front)
                 run.removeFirst()
-            } else {
-                guard let top = heap.first, top.due <= now else { return }
+            } else if let top, top.due <= now {
                 batch.append(top)
                 popHeap()
+            } else {
+                return
             }
         }
     }
@@ -118,7 +111,7 @@ private struct DueRun {
     var last: DueItem? { count == 0 ? nil : slots[(head + count - 1) & (slots.count - 1)] }
 
     mutating func append(_ item: DueItem) {
-        if count == slots.count { grow(with: item) }
+        if count == slots.count { grow() }
         slots[(head + count) & (slots.count - 1)] = item
         count += 1
     }
@@ -128,10 +121,10 @@ private struct DueRun {
         count -= 1
     }
 
-    /// Doubles the ring (at least 16), its items moved to the front in order. `filler` fills the
-    /// new slots: an item needs no default value.
-    private mutating func grow(with filler: DueItem) {
-        var grown = [DueItem](repeating: filler, count: max(16, slots.count * 2))
+    /// Doubles the ring (at least 16), its items moved to the front in order.
+    private mutating func grow() {
+        let vacant = DueItem(due: MonotonicInstant(nanoseconds: 0), index: 0, arm: 0)
+        var grown = [DueItem](repeating: vacant, count: max(16, slots.count * 2))
         for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
         slots = grown
         head = 0

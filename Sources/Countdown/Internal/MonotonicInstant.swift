@@ -26,13 +26,12 @@ struct MonotonicInstant: Comparable, Hashable, Sendable {
     /// This instant moved by `ns` nanoseconds, saturating at the clock's ends: for an offset
     /// already in nanoseconds (converting a `Duration` is an `Int128` division).
     func adding(nanoseconds ns: Int64) -> MonotonicInstant {
-        let instant = self
         if ns >= 0 {
-            let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(UInt64(ns))
+            let (sum, overflow) = nanoseconds.addingReportingOverflow(UInt64(ns))
             return MonotonicInstant(nanoseconds: overflow ? .max : sum)
         }
         let magnitude = ns == .min ? UInt64(Int64.max) + 1 : UInt64(-ns)
-        return MonotonicInstant(nanoseconds: instant.nanoseconds > magnitude ? instant.nanoseconds - magnitude : 1)
+        return MonotonicInstant(nanoseconds: nanoseconds > magnitude ? nanoseconds - magnitude : 1)
     }
 
     static func - (later: MonotonicInstant, earlier: MonotonicInstant) -> Duration {

@@ -13,7 +13,7 @@ import Testing
     @Test func ticksFinishesAndSkippedTicksAreCounted() throws {
         let recorder = EventRecorder(count: 2, tick: tick, duration: duration)
         #expect(recorder.ticksPerCountdown == 4)
-        let start = recorder.begin(0)
+        let start = recorder.begin(0, at: SystemClocks.monotonic())
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))  // the tick at start
         SystemClocks.sleep(untilMonotonic: start + 11_000_000)
         let tick1 = SystemClocks.monotonic()
@@ -46,7 +46,7 @@ import Testing
 
     @Test func anEarlyTickIsCaught() {
         let recorder = EventRecorder(count: 1, tick: .seconds(10), duration: .seconds(60))
-        _ = recorder.begin(0)
+        _ = recorder.begin(0, at: SystemClocks.monotonic())
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .seconds(60)))
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .seconds(50)))  // due in 10 s
         recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))  // due in 60 s
@@ -56,8 +56,8 @@ import Testing
 
     @Test func whatTheTimeLimitCutOffIsChargedAsLate() throws {
         let recorder = EventRecorder(count: 3, tick: tick, duration: duration)
-        let start = recorder.begin(0)
-        _ = recorder.begin(1)
+        let start = recorder.begin(0, at: SystemClocks.monotonic())
+        _ = recorder.begin(1, at: SystemClocks.monotonic())
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))
         recorder.close()
         recorder.record(0, CountdownEvent(key: "a", kind: .finished, remaining: .zero))  // after close: ignored
