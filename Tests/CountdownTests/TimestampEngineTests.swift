@@ -1,5 +1,6 @@
 import CountdownSupport
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import Countdown
@@ -136,5 +137,44 @@ struct TimestampEngineTests {
         let finish = try #require(records.last)
         #expect(finish.at + granularity >= start + 300_000_000, "finished early")
         #expect(scheduler.activeCount == 0)
+    }
+
+    /// Something an observer holds, which tells when the scheduler let the observer go.
+    final class Held: Sendable {
+        final class Gone: Sendable {
+            private let flag = Atomic(false)
+            var value: Bool { flag.load(ordering: .acquiring) }
+            func set() { flag.store(true, ordering: .releasing) }
+        }
+        let gone: Gone
+        init(_ gone: Gone) { self.gone = gone }
+        deinit { gone.set() }
+    }
+
+    @Test("a cancel lets an observer with nothing left to hear go on the caller when no drain is queued, and to the drain when one is")
+    func idleCancelReleasesWhereCheapest() throws {
+        let delivery = DispatchQueue(label: "test.idle-cancel.delivery")
+        let scheduler = try TimestampScheduler(tickInterval: .seconds(60), clock: .continuous, deliveryQueue: delivery)
+        defer { scheduler.shutdown() }
+        let first = Held.Gone(), second = Held.Gone()
+        for (key, flag) in [("sms-code:+8613800000001", first), ("sms-code:+8613800000002", second)] {
+            let held = Held(flag)
+            try scheduler.start(key: key, duration: .seconds(600)) { _ in _ = held }
+        }
+        // Both start ticks heard: neither observer has anything left to hear.
+        delivery.sync {}
+        let gate = DispatchSemaphore(value: 0)
+        delivery.async { gate.wait() }
+        // The queue is held and no drain is queued: the cancel drops the observer itself.
+        #expect(scheduler.cancel(key: "sms-code:+8613800000001"))
+        #expect(first.value, "let go by the cancel, not left for the held queue")
+        // A start queues a drain (its tick waits behind the gate): the next cancel hands the
+        // idle observer to it, off the caller's path.
+        try scheduler.start(key: "sms-code:+8613800000003", duration: .seconds(600)) { _ in }
+        #expect(scheduler.cancel(key: "sms-code:+8613800000002"))
+        #expect(!second.value, "handed to the queued drain, which has not run")
+        gate.signal()
+        delivery.sync {}
+        #expect(second.value, "the drain let it go")
     }
 }

@@ -76,9 +76,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var ticket: UInt64 = 0
         /// A change the store keeps was made: ask for a write.
         var persist = false
-        /// An observer let go with nothing of it left to deliver: the delivery queue drops it,
-        /// so that the caller neither revokes nor releases it (each a cache miss at a million
-        /// countdowns). The table's reference, held unmanaged: a decision may be copied on its
+        /// An observer let go with nothing of it left to deliver: it is not revoked (a cache
+        /// miss at a million countdowns), and a drain already queued drops it, so that the
+        /// caller does not release it either (another); with none queued, the caller does. The table's reference, held unmanaged: a decision may be copied on its
         /// way, and a copy of a managed one retains it. The driver takes it over.
         var retired: Unmanaged<ObserverSlot>?
     }

@@ -288,7 +288,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         }
         if let slot = actions.retired {
             actions.retired = nil
-            owed = outbox.withLock { $0.retire(slot) } || owed
+            // Dropped here, after the lock, only when no drain is queued to drop it.
+            if !outbox.withLock({ $0.retire(slot) }) { slot.release() }
         }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { storeWriter?.changed() }
