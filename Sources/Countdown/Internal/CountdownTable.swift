@@ -165,7 +165,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
         let progress = Progress(duration: duration, tick: rules.tick, at: now)
         let id = occupy(key: key, probe, slot: slot, progress: progress, &decision.actions)
-        arm(Int(id.index), &decision.actions)
+        arm(id, key: key, firstFire: progress.nextFire, &decision.actions)
         emit(slot, .tick(key, duration), told: true, at: Int(id.index), &decision.actions)
         return decision
     }
@@ -488,23 +488,34 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         -> CountdownID
     {
         let index: Int
+        let id: CountdownID
+        // One access to the place, not one per field (each goes through two arrays' checks).
         if let free = freePlaces.popLast() {
             index = Int(free)
-            places[index].key = key
-            places[index].slot = slot
-            places[index].progress = progress
+            id = Self.occupy(&places[index], at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
         } else {
             index = places.count
-            places.append(Place(key: key, slot: slot, progress: progress))
+            var place = Place(progress: progress)
+            id = Self.occupy(&place, at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
+            places.append(consume place)
         }
-        places[index].keyHash = probe.hash
-        places[index].isOccupied = true
-        places[index].isPaused = false
-        places[index].serial &+= 1
-        places[index].arm &+= 1
         indexByKey.insert(probe, place: UInt32(index))
         recordChange(&actions)
-        return id(of: index)
+        return id
+    }
+
+    private static func occupy(
+        _ place: inout Place, at index: Int, key: String, hash: KeyIndex.Hash, slot: ObserverSlot, progress: Progress
+    ) -> CountdownID {
+        place.key = key
+        place.keyHash = hash
+        place.slot = slot
+        place.progress = progress
+        place.isOccupied = true
+        place.isPaused = false
+        place.serial &+= 1
+        place.arm &+= 1
+        return CountdownID(index: UInt32(index), serial: place.serial, arm: place.arm)
     }
 
     /// Empties the place, and returns what the countdown held; every id that named the place
@@ -512,18 +523,22 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     private mutating func vacate(_ index: Int, keyRemoved: Bool = false, _ actions: inout Actions)
         -> (key: String, slot: ObserverSlot, handle: Handle?)
     {
-        let key = places[index].key
-        let slot = places[index].slot.take()!
-        let handle = places[index].handle.take()
-        places[index].key = ""
-        places[index].isOccupied = false
-        places[index].isPending = false
-        places[index].serial &+= 1
-        places[index].arm &+= 1
+        let (key, keyHash, slot, handle) = Self.vacate(&places[index])
         recordChange(&actions)
-        if !keyRemoved { indexByKey.remove(places[index].keyHash, place: UInt32(index)) }
+        if !keyRemoved { indexByKey.remove(keyHash, place: UInt32(index)) }
         freePlaces.append(UInt32(index))
         return (key, slot, handle)
+    }
+
+    /// One access to the place, not one per field.
+    private static func vacate(_ place: inout Place) -> (String, KeyIndex.Hash, ObserverSlot, Handle?) {
+        var key = ""
+        swap(&key, &place.key)
+        place.isOccupied = false
+        place.isPending = false
+        place.serial &+= 1
+        place.arm &+= 1
+        return (key, place.keyHash, place.slot.take()!, place.handle.take())
     }
 
     /// The one place the store's change count moves.
@@ -538,12 +553,16 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     /// Decides a timer for the countdown at `index`, at its current arm.
     private mutating func arm(_ index: Int, _ actions: inout Actions) {
-        let id = id(of: index)
+        arm(id(of: index), key: places[index].key, firstFire: places[index].progress.nextFire, &actions)
+    }
+
+    /// The same, for a caller that holds what the place holds (a start, which just filled it).
+    private mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions) {
         if rules.keepsHandles {
-            places[index].isPending = true
-            places[index].pendingArm = id.arm
+            places[Int(id.index)].isPending = true
+            places[Int(id.index)].pendingArm = id.arm
         }
-        actions.effects.append(.arm(id, key: places[index].key, firstFire: places[index].progress.nextFire))
+        actions.effects.append(.arm(id, key: key, firstFire: firstFire))
     }
 
     /// The countdown at `index` was paused (its arm moved on): its timer stops.
