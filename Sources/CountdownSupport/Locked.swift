@@ -19,10 +19,16 @@ import Glibc
 /// modules. (This target is no product: `public` reaches only the package's own targets.)
 public final class Locked<Value: ~Copyable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
+    /// Read once per lock: a lazily initialised global is a `swift_once` check on every read,
+    /// two per acquisition, and a start takes three locks.
+    @usableFromInline let acquire: ThreadSanitizer.Annotation?
+    @usableFromInline let release: ThreadSanitizer.Annotation?
 
     @inlinable
     public init(_ value: consuming sending Value) {
         mutex = Mutex(value)
+        acquire = ThreadSanitizer.acquire
+        release = ThreadSanitizer.release
     }
 
     @inlinable
@@ -31,8 +37,8 @@ public final class Locked<Value: ~Copyable>: Sendable {
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            ThreadSanitizer.acquire?(address)
-            defer { ThreadSanitizer.release?(address) }
+            acquire?(address)
+            defer { release?(address) }
             return try body(&value)
         }
     }
