@@ -108,7 +108,8 @@ struct TimestampMechanism: CountdownMechanism {
     /// The ticker finds a countdown by its place and arm: there is nothing to keep.
     var keepsHandles: Bool { false }
 
-    /// Its wake-ups run on the delivery queue, so a lingering drain takes no core from them.
+    /// Its wake-ups run on the delivery queue: one that comes while a drain lingers runs when
+    /// the drain ends, within a gather.
     var deliveryMayLinger: Bool { true }
 
     func shutdown() { ticker.stop() }

@@ -56,10 +56,11 @@ protocol CountdownMechanism: Sendable {
 
     /// Called once, after every countdown has been retired: end the mechanism's threads.
     func shutdown()
-    /// Whether a drain of the delivery queue may linger a few microseconds in a dense stream
-    /// of events rather than let its thread sleep and be woken for the next one. True only for
-    /// a mechanism with no timer thread of its own: a lingering drain holds a core that such a
-    /// thread would need (seen: dispatch-source's bursts of ticks came later).
+    /// Whether a drain of the delivery queue may linger, asleep, for tens of microseconds in a
+    /// dense stream of events rather than end and be queued (its thread woken) for the next
+    /// one. True only for a mechanism whose wake-ups run on the delivery queue itself: a
+    /// lingering drain holds that queue, and a mechanism with a timer thread of its own would
+    /// wait for it (seen, when it spun: dispatch-source's bursts of ticks came later).
     var deliveryMayLinger: Bool { get }
     /// Whether ``shutdown()`` needs each countdown disarmed first. A mechanism whose shutdown
     /// takes every timer down at once says false, and is spared N disarms (the run loop's cost

@@ -24,8 +24,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// The events decided, for the delivery queue: a lock of its own, taken after the table's
     /// is released, so a drain never waits for a decision.
     private let outbox = Locked(Outbox())
-    /// Set when events are handed to the outbox: a lingering drain watches it without taking
-    /// the outbox's lock, which every thread that decides events needs. (Each of the drain's
+    /// Set when events are handed to the outbox: a lingering drain reads it without taking the
+    /// outbox's lock, which every thread that decides events needs. (Each of the drain's
     /// words is on a line of its own: the fields here are read on every call.)
     private let outboxFilled = LoneAtomic(0)
     /// Every event of a lower ticket has been delivered or dropped: a cancel whose observer has
@@ -331,24 +331,26 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         drain(lingering: false)
     }
 
-    /// How long a drain in a dense stream of events looks again before it ends: waking the
-    /// delivery queue's thread costs more than this at the rates where a drain is queued again
-    /// within this long after the last one ended (above 100 000 events a second).
+    /// A drain queued within this long after the last one ended is in a dense stream of events
+    /// (above 100 000 a second), and lingers: there, a wake-up of the delivery queue's thread
+    /// per event costs more than one per gather.
     private static var linger: UInt64 { 10_000 }
 
-    /// How long a lingering drain lets events gather before it looks for them again. Each look
-    /// at the flag, and each take from the outbox, pulls their cache lines from the core of the
-    /// thread that decides the events; looked at after every event, a start in a dense stream
-    /// paid a fifth more for it. Events in a dense stream are heard up to this much later.
-    private static var gather: UInt64 { 5_000 }
+    /// How long a lingering drain's thread sleeps to let events gather before it looks for them
+    /// again (Linux adds its timer slack, 50 µs by default): events in a dense stream are heard
+    /// up to that much later. It sleeps, not spins: a spinning drain slowed the thread deciding
+    /// the events by a tenth on average and up to twice in some runs (a million starts, two
+    /// cores), and each look and each take pulls the outbox's cache lines from that thread's
+    /// core. One sleep, one wake-up, covers every event decided meanwhile.
+    private static var gather: UInt64 { 20_000 }
 
     /// Delivers everything decided so far, in order, and what is decided while it runs, until
     /// nothing is left. A slot revoked meanwhile (cancel, attach, shutdown) stays silent.
     ///
     /// `lingering`: when this drain was queued within ``linger`` of the last one's end, it
-    /// looks again for that long before it ends, so that a dense stream of events (a million
-    /// starts in a second) costs no thread wake-up per event. Only for a mechanism that says
-    /// ``CountdownMechanism/deliveryMayLinger``.
+    /// sleeps ``gather`` and looks again before it ends, so that a dense stream of events (a
+    /// million starts in a second) costs a wake-up per gather, not per event. Only for a
+    /// mechanism that says ``CountdownMechanism/deliveryMayLinger``.
     private func drain(lingering: Bool) {
         let began = SystemClocks.monotonic()
         outboxFilled.word.store(0, ordering: .relaxed)
@@ -387,16 +389,10 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 // Emptied with no lock held: an observer may go with its last delivery.
                 batch.deliveries.removeAll(keepingCapacity: true)
             } else if lingering && dense {
-                // Lets events gather, then watches the flag, not the lock, until something
-                // comes or the time is up.
-                let idleSince = SystemClocks.monotonic()
-                while SystemClocks.monotonic() &- idleSince < Self.gather {}
-                while outboxFilled.word.load(ordering: .acquiring) == 0 {
-                    if SystemClocks.monotonic() &- idleSince >= Self.linger {
-                        dense = false
-                        break
-                    }
-                }
+                // Lets events gather while the thread sleeps, then reads the flag, not the lock:
+                // with nothing come meanwhile the stream is no longer dense, and the drain ends.
+                SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() &+ Self.gather)
+                if outboxFilled.word.load(ordering: .acquiring) == 0 { dense = false }
             } else {
                 outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
                 return
