@@ -78,8 +78,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         var persist = false
         /// An observer let go with nothing of it left to deliver: it is not revoked (a cache
         /// miss at a million countdowns), and a drain already queued drops it, so that the
-        /// caller does not release it either (another); with none queued, the caller does. The table's reference, held unmanaged: a decision may be copied on its
-        /// way, and a copy of a managed one retains it. The driver takes it over.
+        /// caller does not release it either (another); with none queued, the caller does. The
+        /// table's reference, held unmanaged: a decision may be copied on its way, and a copy
+        /// of a managed one retains it. The driver takes it over.
         var retired: Unmanaged<ObserverSlot>?
     }
 
@@ -531,7 +532,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     /// One access to the place, not one per field.
-    private static func vacate(_ place: inout Place) -> (String, KeyIndex.Hash, ObserverSlot, Handle?) {
+    private static func vacate(_ place: inout Place)
+        -> (key: String, keyHash: KeyIndex.Hash, slot: ObserverSlot, handle: Handle?)
+    {
         var key = ""
         swap(&key, &place.key)
         place.isOccupied = false
