@@ -15,6 +15,9 @@ import Dispatch
 /// the wake-up takes everything due by then: events come up to the tolerance late, never
 /// early, and countdowns due within a tolerance of each other share one wake-up (Linux
 /// libdispatch ignores a timer's leeway, so the ticker coalesces by itself).
+///
+/// Whatever the tolerance, wake-ups come at most once per ``mergeWindow``: an instant due
+/// within it of the last wake-up's look waits for the window to pass and shares the next wake-up.
 final class Ticker: Sendable {
     private struct State {
         var queue = DueQueue()
@@ -24,15 +27,30 @@ final class Ticker: Sendable {
         var isStopped = false
         /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
         var batch: [DueItem] = []
+        /// When the last wake-up looked for what was due.
+        var lastWakeUp = MonotonicInstant(nanoseconds: 0)
     }
 
-    private let tolerance: Duration
+    /// The least time between two wake-ups: Linux's own timer slack for a thread that sleeps
+    /// (50 µs by default), so that a due instant waits no longer than a sleeping thread would
+    /// oversleep. Only a dense stream meets it: with a million countdowns spread over a tick, an
+    /// instant is due every microsecond, and a timer armed for the next one fired as soon as a
+    /// wake-up ended, each fire a wake-up of libdispatch's manager thread and of the queue's.
+    /// With the window, at most 20 000 fires a second, each taking what came due meanwhile
+    /// (measured, a million countdowns at 1 s ticks: the process's wake-ups 49 000 -> 32 000 a
+    /// second, CPU per event 0.61 -> 0.51 µs, tick lateness p50 9 -> 49 µs). A sparse stream
+    /// (instants more than 50 µs apart) never waits for it.
+    static var mergeWindow: Int64 { 50_000 }
+
+    /// In nanoseconds, converted once: a `Duration` is converted by an `Int128` division, and
+    /// every start arms.
+    private let tolerance: Int64
     private let state = Locked(State())
     private let timer: OwnedDispatchTimer
 
     /// - Parameter queue: the delivery queue, where wake-ups run.
     init(tolerance: Duration, queue: DispatchQueue) {
-        self.tolerance = tolerance
+        self.tolerance = tolerance.nanoseconds
         let wakeUp = WeakTicker()
         timer = OwnedDispatchTimer(queue: queue) { wakeUp.ticker?.fireDue() }
         wakeUp.ticker = self
@@ -65,7 +83,7 @@ final class Ticker: Sendable {
 
     private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) {
         guard !state.isStopped else { return }
-        let wakeUp = due + tolerance
+        let wakeUp = max(due.adding(nanoseconds: tolerance), state.lastWakeUp.adding(nanoseconds: Self.mergeWindow))
         if let armed = state.armedFor, armed <= wakeUp { return }
         state.armedFor = wakeUp
         timer.schedule(at: wakeUp, repeating: nil)
@@ -76,7 +94,9 @@ final class Ticker: Sendable {
             state.armedFor = nil
             var batch = state.batch
             state.batch = []
-            state.queue.popDue(at: .now, into: &batch)
+            let now = MonotonicInstant.now
+            state.lastWakeUp = now
+            state.queue.popDue(at: now, into: &batch)
             return (batch, state.table)
         }
         guard let table else { return }

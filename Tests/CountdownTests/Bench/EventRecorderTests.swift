@@ -44,6 +44,29 @@ import Testing
         #expect(try #require(recorder.finishError.percentile(50)).nanoseconds >= 1_000_000)
     }
 
+    /// A backend that reads its clock and the monotonic clock as one instant may place its
+    /// deadline a few tens of µs off its grid (half the split it allows between the readings):
+    /// remaining then names the grid point before the one the tick is for. It is charged to its
+    /// own grid point, not to the one before, a tick late.
+    @Test func aRemainingSlightlyAboveItsGridPointNamesThatGridPoint() throws {
+        let recorder = EventRecorder(count: 1, tick: tick, duration: duration)
+        let start = recorder.begin(0, at: SystemClocks.monotonic())
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: duration))
+        SystemClocks.sleep(untilMonotonic: start + 11_000_000)
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(40)))
+        let tick1End = SystemClocks.monotonic()
+        SystemClocks.sleep(untilMonotonic: start + 21_000_000)
+        recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(30) + .microseconds(30)))
+        let tick2End = SystemClocks.monotonic()
+
+        #expect(recorder.ticks == 2)
+        #expect(recorder.repeatedGridPoints == 0)
+        #expect(recorder.skippedTicks == 0)
+        // Judged against start + 2T; against T it would be at least 11 ms late.
+        let latest = try #require(recorder.tickLateness.percentile(100)).nanoseconds
+        #expect(latest <= max(tick1End - (start + 10_000_000), tick2End - (start + 20_000_000)))
+    }
+
     @Test func anEarlyTickIsCaught() {
         let recorder = EventRecorder(count: 1, tick: .seconds(10), duration: .seconds(60))
         _ = recorder.begin(0, at: SystemClocks.monotonic())
