@@ -25,6 +25,9 @@ struct KeyedCountdownsTests {
         }
 
         func disarm(_ handle: Int) {}
+
+        /// It reads the key in `arm`.
+        var armsWithKey: Bool { true }
     }
 
     @Test("a mechanism whose arm calls remaining(key:) and activeCount completes")

@@ -12,19 +12,27 @@
 /// sixty-fourth as long as one index would. Linear probing, deletion by shifting back the
 /// entries that follow (no tombstones), at most three quarters full.
 ///
-/// A key's string is hashed once per call (``Hash``): the hash picks the shard, the bucket and
-/// the entry's tag. `String`'s hash is canonical equivalence's, as its `==` is.
+/// A key's string is hashed once per call (``hash(_:)``): the hash picks the shard, the bucket
+/// and the entry's tag. It is canonical equivalence's, as `String`'s `==` is (``KeyHash``).
 struct KeyIndex {
     private static var shardBits: Int { 6 }
     private var shards = [Shard](repeating: Shard(), count: 1 << KeyIndex.shardBits)
     private(set) var count = 0
+    /// Seeded once per index.
+    private let hasher: KeyHash
+
+    init(hasher: KeyHash = KeyHash()) {
+        self.hasher = hasher
+    }
+
+    /// `key`'s hash, for a probe.
+    func hash(_ key: String) -> Hash { Hash(value: hasher(key)) }
 
     /// A key's hash, computed once: its low bits choose the shard, its high 32 the bucket and
     /// the tag kept in the entry.
     struct Hash: Equatable {
         let value: UInt64
 
-        init(_ key: String) { value = UInt64(bitPattern: Int64(key.hashValue)) }
         init(value: UInt64) { self.value = value }
 
         fileprivate var shard: Int { Int(truncatingIfNeeded: value) & ((1 << KeyIndex.shardBits) - 1) }

@@ -6,7 +6,7 @@ import Foundation
 enum KeysCheck {
     static let check = ConformanceCheck(
         "keys", .contract,
-        "keys beyond ASCII (CJK, emoji, combining marks, right-to-left, NUL, 10 000 characters) each run; canonically equal keys are one key",
+        "keys beyond ASCII (CJK, emoji, combining marks, right-to-left, NUL, 10 000 characters) each run; canonically equal keys are one key, ASCII or not",
         body: run)
 
     /// Each must start, be heard from at once, finish, and be listed as itself meanwhile.
@@ -56,6 +56,17 @@ enum KeysCheck {
         c.expect(s.remaining(key: decomposed) != nil, "remaining(key:) of the decomposed spelling is nil while the precomposed one runs")
         c.expect(s.cancel(key: decomposed), "cancel with the decomposed spelling returned false")
         c.expect(s.remaining(key: precomposed) == nil, "the precomposed countdown runs on after a cancel with the decomposed spelling")
+
+        // The Kelvin sign's canonical form is the letter K: an ASCII key and a key that is not
+        // ASCII are one key (a backend that hashes ASCII bytes apart must normalize the rest).
+        let ascii = "rate-limit:K", kelvin = "rate-limit:\u{212A}"
+        try s.start(key: ascii, duration: .seconds(5), observer: h.recorder().observer)
+        let kelvinOutcome = try s.start(key: kelvin, duration: .seconds(5), observer: h.recorder().observer)
+        if case .attached = kelvinOutcome {} else {
+            c.fail("start with \"rate-limit:\\u{212A}\" (the Kelvin sign) while \"rate-limit:K\" runs returned \(kelvinOutcome), not attached: canonically equal keys must be one key")
+        }
+        c.expect(s.cancel(key: kelvin), "cancel with the Kelvin sign's spelling returned false while \"rate-limit:K\" ran")
+        c.expect(s.remaining(key: ascii) == nil, "\"rate-limit:K\" runs on after a cancel with the Kelvin sign's spelling")
         c.expectEqual(s.activeCount, 0, "activeCount", "after every key finished or was cancelled")
     }
 }
