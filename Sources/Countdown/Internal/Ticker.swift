@@ -16,8 +16,8 @@ import Dispatch
 /// early, and countdowns due within a tolerance of each other share one wake-up (Linux
 /// libdispatch ignores a timer's leeway, so the ticker coalesces by itself).
 ///
-/// Whatever the tolerance, wake-ups come at most once per ``mergeWindow``: an instant due
-/// within it of the last wake-up's look waits for the window to pass and shares the next wake-up.
+/// In a stream of due instants that stays dense, wake-ups are held 50 µs apart (see
+/// ``WakeUpPacing``): an instant due sooner after the last wake-up waits for the next one.
 final class Ticker: Sendable {
     private struct State {
         var queue = DueQueue()
@@ -27,20 +27,9 @@ final class Ticker: Sendable {
         var isStopped = false
         /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
         var batch: [DueItem] = []
-        /// When the last wake-up looked for what was due.
-        var lastWakeUp = MonotonicInstant(nanoseconds: 0)
+        /// How soon the timer may fire again.
+        var pacing = WakeUpPacing()
     }
-
-    /// The least time between two wake-ups: Linux's own timer slack for a thread that sleeps
-    /// (50 µs by default), so that a due instant waits no longer than a sleeping thread would
-    /// oversleep. Only a dense stream meets it: with a million countdowns spread over a tick, an
-    /// instant is due every microsecond, and a timer armed for the next one fired as soon as a
-    /// wake-up ended, each fire a wake-up of libdispatch's manager thread and of the queue's.
-    /// With the window, at most 20 000 fires a second, each taking what came due meanwhile
-    /// (measured, a million countdowns at 1 s ticks: the process's wake-ups 49 000 -> 32 000 a
-    /// second, CPU per event 0.61 -> 0.51 µs, tick lateness p50 9 -> 49 µs). A sparse stream
-    /// (instants more than 50 µs apart) never waits for it.
-    static var mergeWindow: Int64 { 50_000 }
 
     /// In nanoseconds, converted once: a `Duration` is converted by an `Int128` division, and
     /// every start arms.
@@ -83,7 +72,7 @@ final class Ticker: Sendable {
 
     private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) {
         guard !state.isStopped else { return }
-        let wakeUp = max(due.adding(nanoseconds: tolerance), state.lastWakeUp.adding(nanoseconds: Self.mergeWindow))
+        let wakeUp = state.pacing.earliest(due.adding(nanoseconds: tolerance))
         if let armed = state.armedFor, armed <= wakeUp { return }
         state.armedFor = wakeUp
         timer.schedule(at: wakeUp, repeating: nil)
@@ -95,7 +84,7 @@ final class Ticker: Sendable {
             var batch = state.batch
             state.batch = []
             let now = MonotonicInstant.now
-            state.lastWakeUp = now
+            state.pacing.wokeUp(at: now)
             state.queue.popDue(at: now, into: &batch)
             return (batch, state.table)
         }
