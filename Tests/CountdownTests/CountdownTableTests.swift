@@ -43,19 +43,6 @@ struct CountdownTableTests {
         decision.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }
     }
 
-    @Test("an arm carries the key only for a mechanism that reads it")
-    func armsWithKey() throws {
-        for armsWithKey in [true, false] {
-            var table = Table(rules: .init(
-                tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: nil, armsWithKey: armsWithKey))
-            let started = try table.start(key: "sms-code:+8613812345678", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
-            let keys = started.effects.compactMap { effect -> String?? in
-                if case .arm(_, let key, _) = effect { key } else { nil }
-            }
-            #expect(keys == [armsWithKey ? "sms-code:+8613812345678" : nil])
-        }
-    }
-
     @Test("bad input throws and changes nothing")
     func badInput() throws {
         var table = Self.table(capacity: 1)

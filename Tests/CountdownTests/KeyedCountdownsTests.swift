@@ -25,9 +25,6 @@ struct KeyedCountdownsTests {
         }
 
         func disarm(_ handle: Int) {}
-
-        /// It reads the key in `arm`.
-        var armsWithKey: Bool { true }
     }
 
     @Test("a mechanism whose arm calls remaining(key:) and activeCount completes")

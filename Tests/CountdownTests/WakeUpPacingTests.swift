@@ -7,21 +7,16 @@ import Testing
 struct WakeUpPacingTests {
     static func at(_ us: UInt64) -> MonotonicInstant { MonotonicInstant(nanoseconds: 1_000_000_000 + us * 1_000) }
 
-    @Test("a sparse stream is never held back")
-    func sparse() {
+    /// Wake-ups every `step` µs up to `end` µs: 300 µs apart (sparse), or 20 µs apart for 9 ms
+    /// (dense, but for less than the sustain).
+    @Test("a sparse stream, or a dense run shorter than the sustain, is never held back",
+          arguments: [(step: 300, end: 100_000), (step: 20, end: 9_000)])
+    func notHeldBack(step: Int, end: Int) {
         var pacing = WakeUpPacing()
         #expect(pacing.earliest(Self.at(0)) == Self.at(0))
-        for us in stride(from: 0, through: 100_000, by: 300) { pacing.wokeUp(at: Self.at(UInt64(us))) }
+        for us in stride(from: 0, through: end, by: step) { pacing.wokeUp(at: Self.at(UInt64(us))) }
         #expect(!pacing.isHoldingApart)
-        #expect(pacing.earliest(Self.at(100_001)) == Self.at(100_001))
-    }
-
-    @Test("a dense run shorter than the sustain is not held back")
-    func shortBurst() {
-        var pacing = WakeUpPacing()
-        for us in stride(from: 0, through: 9_000, by: 20) { pacing.wokeUp(at: Self.at(UInt64(us))) }
-        #expect(!pacing.isHoldingApart)
-        #expect(pacing.earliest(Self.at(9_001)) == Self.at(9_001))
+        #expect(pacing.earliest(Self.at(UInt64(end + 1))) == Self.at(UInt64(end + 1)))
     }
 
     @Test("a sustained dense stream is held 50 µs apart, never earlier than asked, and let go after a gap")

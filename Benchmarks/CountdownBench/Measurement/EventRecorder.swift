@@ -114,10 +114,11 @@ final class EventRecorder: @unchecked Sendable {
             // instant may place its deadline up to 25 µs off its grid, half the 50 µs it lets
             // the readings lie apart; with 20 µs, such a tick heard a few µs after its grid
             // point was charged to the one before, a tick late), capped at the grid points
-            // that have passed as the recorder sees it. A remaining that names a grid point already ticked comes
-            // from a clock read delayed past the next grid point (a preemption between the
-            // backend's two reads, under overload); its tick is charged to that grid point
-            // again rather than forced one further, which would make the next tick look early.
+            // that have passed as the recorder sees it. A remaining that names a grid point
+            // already ticked comes from a clock read delayed past the next grid point (a
+            // preemption between the backend's two reads, under overload); its tick is charged
+            // to that grid point again rather than forced one further, which would make the next
+            // tick look early.
             // A tick k = last + 1 that comes before start + k·T stays visible as early.
             let elapsed = max(Int64(duration) - event.remaining.nanoseconds + 100_000, 0)
             let named = Int(UInt64(elapsed) / tick)

@@ -93,8 +93,6 @@ struct OperationQueueMechanism: CountdownMechanism {
     /// The worker lives as long as its countdown: woken at a pause, it finds the countdown
     /// paused and waits for the wake-up of a resume.
     var keepsHandleWhilePaused: Bool { true }
-    /// Each operation is named by its countdown's key.
-    var armsWithKey: Bool { true }
 
     func wake(_ worker: Worker) { worker.wakeUp.signal() }
 

@@ -70,10 +70,6 @@ protocol CountdownMechanism: Sendable {
     /// mechanism whose timers find a countdown by its place and arm alone (the shared ticker):
     /// it is spared a second visit to the table's lock per arm.
     var keepsHandles: Bool { get }
-    /// Whether ``arm(_:key:firstFire:table:)`` is given the countdown's key (the
-    /// operation-queue backend names each operation by it); the others get an empty one, and
-    /// a start retains the key once less (an atomic increment and decrement of its storage).
-    var armsWithKey: Bool { get }
     /// Whether a countdown's handle stays across a pause, woken (``wake(_:)``) instead of
     /// disarmed and armed again: a worker that lives as long as its countdown.
     var keepsHandleWhilePaused: Bool { get }
@@ -97,7 +93,6 @@ extension CountdownMechanism {
     var deliveryMayLinger: Bool { false }
     var disarmsEachOnShutdown: Bool { true }
     var keepsHandles: Bool { true }
-    var armsWithKey: Bool { false }
     var keepsHandleWhilePaused: Bool { false }
     var queuesDeliveries: Bool { true }
 }

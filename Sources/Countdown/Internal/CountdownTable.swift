@@ -27,8 +27,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// The driver hands back what an arm made (``CountdownTable/keep(_:for:)``); false for
         /// a mechanism whose timers find the table by place alone (one ticker for all).
         var keepsHandles = true
-        /// An `.arm` carries the countdown's key; false for a mechanism that never reads it.
-        var armsWithKey = true
         /// A countdown's handle stays across pauses and is woken instead of disarmed and
         /// armed again (a worker that sleeps between ticks).
         var keepsHandleWhilePaused = false
@@ -39,8 +37,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     /// What the driver does, in order, after releasing the lock.
     enum Effect {
-        /// `key`: nil unless the mechanism reads it (``Rules/armsWithKey``).
-        case arm(CountdownID, key: String?, firstFire: MonotonicInstant)
+        case arm(CountdownID, key: String, firstFire: MonotonicInstant)
         case disarm(Handle)
         /// A handle kept while paused: look at the table again (paused, resumed, gone).
         case wake(Handle)
@@ -568,7 +565,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             places[Int(id.index)].isPending = true
             places[Int(id.index)].pendingArm = id.arm
         }
-        actions.effects.append(.arm(id, key: rules.armsWithKey ? key : nil, firstFire: firstFire))
+        actions.effects.append(.arm(id, key: key, firstFire: firstFire))
     }
 
     /// The countdown at `index` was paused (its arm moved on): its timer stops.

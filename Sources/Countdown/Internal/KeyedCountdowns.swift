@@ -41,8 +41,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         self.mechanism = mechanism
         table = Locked(Table(rules: .init(
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
-            keepsHandles: mechanism.keepsHandles, armsWithKey: mechanism.armsWithKey,
-            keepsHandleWhilePaused: mechanism.keepsHandleWhilePaused,
+            keepsHandles: mechanism.keepsHandles, keepsHandleWhilePaused: mechanism.keepsHandleWhilePaused,
             disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown)))
         mechanism.bind(to: self)
     }
@@ -301,7 +300,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     private func perform(_ effect: Table.Effect) {
         switch effect {
         case .arm(let id, let key, let firstFire):
-            let handle = mechanism.arm(id, key: key ?? "", firstFire: firstFire, table: self)
+            let handle = mechanism.arm(id, key: key, firstFire: firstFire, table: self)
             // Kept if the countdown is still armed so; otherwise the table has it disarmed.
             if mechanism.keepsHandles {
                 var kept = table.withLock { $0.keep(handle, for: id) }

@@ -1,14 +1,15 @@
 /// How soon the ticker may wake up again, as a value: at once in a sparse stream of due
 /// instants; in a stream that has stayed dense, not within ``window`` of the last wake-up.
 ///
-/// With a million countdowns spread over a 1 s tick an instant is due every microsecond, and
-/// a timer armed for the next one fired as soon as a wake-up ended, each fire a wake-up of
+/// With a million countdowns spread over a 1 s tick an instant is due every microsecond, and a
+/// timer armed for the next one fired as soon as a wake-up ended, each fire a wake-up of
 /// libdispatch's manager thread and of the queue's. Held ``window`` apart, each wake-up takes
-/// what came due meanwhile (measured, a million countdowns at 1 s ticks: the process's
-/// wake-ups 46 000-53 000 -> 29 000-34 000 a second, CPU per event 0.55-0.68 -> 0.51-0.58 µs,
-/// tick lateness p50 8 -> 50 µs). A stream of a few milliseconds (10 000 countdowns started
-/// at once, ticking together) saves a few wake-ups and would pay the lateness on every event,
-/// so the window holds only once wake-ups have followed each other closely for ``sustain``.
+/// what came due meanwhile (measured in the same hour, a million `timestamp(continuous)`
+/// countdowns at 1 s ticks, spread: the process's wake-ups 47 000-53 000 -> 34 000-36 000 a
+/// second, CPU per event 0.56-0.64 -> 0.53 µs, tick lateness p50 8-9 -> 41-42 µs). A stream of
+/// a few milliseconds (10 000 countdowns started at once, ticking together) saves a few
+/// wake-ups and would pay the lateness on every event, so the window holds only once wake-ups
+/// have followed each other closely for ``sustain``.
 struct WakeUpPacing {
     /// Linux's own timer slack for a thread that sleeps (50 µs by default): a due instant waits
     /// no longer than a sleeping thread would oversleep.
@@ -20,7 +21,7 @@ struct WakeUpPacing {
     static var sustain: UInt64 { 10_000_000 }
 
     /// When the last wake-up looked for what was due.
-    private(set) var lastWakeUp: MonotonicInstant?
+    private var lastWakeUp: MonotonicInstant?
     /// The first wake-up of the current dense run.
     private var denseSince: MonotonicInstant?
 
