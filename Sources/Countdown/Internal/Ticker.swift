@@ -21,8 +21,8 @@ import Dispatch
 final class Ticker: Sendable {
     private struct State {
         var queue = DueQueue()
-        /// The instant the timer is armed for; nil when it is not armed.
-        var armedFor: MonotonicInstant?
+        /// What the timer is armed for: decided here, armed once the lock is released.
+        var arming = TimerArming()
         weak var table: KeyedCountdowns<TimestampMechanism>?
         var isStopped = false
         /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
@@ -59,10 +59,11 @@ final class Ticker: Sendable {
 
     /// Called by the driver once the table's lock is released; takes only the ticker's own lock.
     func schedule(_ item: DueItem) {
-        state.withLock { state in
+        let arm = state.withLock { state in
             state.queue.insert(item)
-            armIfEarlier(item.due, &state)
+            return armIfEarlier(item.due, &state)
         }
+        if let arm { self.arm(arm) }
     }
 
     func stop() {
@@ -70,17 +71,23 @@ final class Ticker: Sendable {
         timer.cancel()
     }
 
-    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) {
-        guard !state.isStopped else { return }
-        let wakeUp = state.pacing.earliest(due.adding(nanoseconds: tolerance))
-        if let armed = state.armedFor, armed <= wakeUp { return }
-        state.armedFor = wakeUp
-        timer.schedule(at: wakeUp, repeating: nil)
+    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) -> TimerArming.Arm? {
+        guard !state.isStopped else { return nil }
+        return state.arming.arm(ifEarlier: state.pacing.earliest(due.adding(nanoseconds: tolerance)))
+    }
+
+    /// Arms the timer with no lock held, again when a later decision was overwritten meanwhile.
+    private func arm(_ arm: TimerArming.Arm) {
+        var next: TimerArming.Arm? = arm
+        while let arm = next {
+            timer.schedule(at: arm.instant, repeating: nil)
+            next = state.withLock { $0.arming.armed(arm) }
+        }
     }
 
     private func fireDue() {
         let (batch, table) = state.withLock { state in
-            state.armedFor = nil
+            state.arming.fired()
             var batch = state.batch
             state.batch = []
             let now = MonotonicInstant.now
@@ -92,12 +99,14 @@ final class Ticker: Sendable {
         var continuing = batch
         // The table's lock is taken once for the whole batch, never with the ticker's held.
         let decided = table.fire(&continuing)
-        state.withLock { state in
+        let arm = state.withLock { state -> TimerArming.Arm? in
             for item in continuing { state.queue.insert(item) }
             continuing.removeAll(keepingCapacity: true)
             state.batch = continuing
-            if let earliest = state.queue.earliest { armIfEarlier(earliest, &state) }
+            guard let earliest = state.queue.earliest else { return nil }
+            return armIfEarlier(earliest, &state)
         }
+        if let arm { self.arm(arm) }
         guard decided else { return }
         // ThreadSanitizer on Linux does not order a dispatch source's handler with later blocks
         // on its target queue, so it would report the observers' own state (written here,
