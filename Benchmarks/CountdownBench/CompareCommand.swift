@@ -11,8 +11,9 @@ struct CompareCommand {
         percentiles, medians of the rest). A figure regressed when it grew by more than the
         threshold and by more than its noise floor (0.2 ms for a p99, 2 points of CPU, …), and,
         when both runs have repeats, when every new repeat is worse than every old one.
-        Improvements likewise. A percentile its samples do not resolve in either run, and a
-        configuration marked NOISY or DISTURBED in either run, is shown but never decides the exit status.
+        Improvements likewise. A percentile its samples do not resolve in either run, a
+        configuration marked NOISY or DISTURBED in either run, and the machine's own figure
+        (the floor thread's CPU per wake-up) are shown but never decide the exit status.
         Every figure is better lower.
 
         OPTIONS:
@@ -63,7 +64,7 @@ struct CompareCommand {
         let old: FigureValue
         let new: FigureValue
         let verdict: Verdict
-        /// Why the verdict is not called: too few samples, or noisy repeats.
+        /// Why the verdict is not called: too few samples, noisy repeats, or a figure of the machine.
         let caveat: String?
         var change: Double { old.value == 0 ? (new.value == 0 ? 0 : .infinity) : (new.value - old.value) / old.value * 100 }
     }
@@ -91,7 +92,8 @@ struct CompareCommand {
             }
             for figure in Figure.allCases {
                 guard let a = before[figure], let b = configuration[figure] else { continue }
-                let caveat: String? = !a.isResolved || !b.isResolved ? "too few samples"
+                let caveat: String? = figure.describesMachine ? "the machine"
+                    : !a.isResolved || !b.isResolved ? "too few samples"
                     : before.isNoisy || configuration.isNoisy ? "noisy"
                     : before.isDisturbed || configuration.isDisturbed ? "disturbed" : nil
                 let verdict = verdict(old: a, new: b, figure: figure)

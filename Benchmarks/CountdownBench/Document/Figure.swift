@@ -45,6 +45,10 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
 
     var name: String { rawValue }
 
+    /// The machine's own figure, measured beside the backend (the floor thread's): it tells how
+    /// the machine changed between two runs, never how the backend did.
+    var describesMachine: Bool { self == .floorCPUPerWakeUp }
+
     var unit: FigureUnit {
         switch self {
         case .tickP50, .tickP90, .tickP99, .tickP999, .tickMax, .finishP50, .finishP99, .startDelayP50,

@@ -5,10 +5,10 @@ import Testing
 
 @Suite(.dedicatedThread) struct CompareCommandTests {
     /// A run of one configuration whose repeats had these p99s and this CPU.
-    func document(p99s: [Double], cpu: Double = 10, samples: Int = 2000) -> RunDocument {
+    func document(p99s: [Double], cpu: Double = 10, floorWakeUp: Double = 12, samples: Int = 2000) -> RunDocument {
         let repeats = p99s.map { p99 in
             RunDocument.Repeat(
-                figures: [.tickP99: p99, .cpu: cpu], lowerBounds: [], outcome: .complete,
+                figures: [.tickP99: p99, .cpu: cpu, .floorCPUPerWakeUp: floorWakeUp], lowerBounds: [], outcome: .complete,
                 counts: .init(
                     countdowns: 10, started: 10, finished: 10, notStarted: 0, neverTicked: 0, ticks: 40,
                     repeatedGridPoints: 0, startPhaseMs: 1, windowMs: 1000, rounds: 1, hitTimeLimit: false,
@@ -20,6 +20,9 @@ import Testing
         let figures: [Figure: FigureValue] = [
             .tickP99: .init(value: p99.median, samples: samples, isLowerBound: false, isResolved: samples >= 100, repeats: multiple ? p99 : nil),
             .cpu: .init(value: cpu, samples: p99s.count, isLowerBound: false, isResolved: true, repeats: multiple ? Spread(p99s.map { _ in cpu }) : nil),
+            .floorCPUPerWakeUp: .init(
+                value: floorWakeUp, samples: p99s.count, isLowerBound: false, isResolved: true,
+                repeats: multiple ? Spread(p99s.map { _ in floorWakeUp }) : nil),
         ]
         return RunDocument(
             machine: Machine(cpuModel: "test CPU", cores: 2, kernel: "test", swiftVersion: "6.3", buildConfiguration: "release"),
@@ -63,6 +66,8 @@ import Testing
         #expect(try compare(document(p99s: [1.0], samples: 40), document(p99s: [1.6], samples: 40)) == 0,
                 "a p99 of 40 samples is not resolved: shown, never a regression")
         #expect(try compare(base, document(p99s: [1.0, 4.0, 4.2])) == 0, "noisy repeats (1 ms to 4.2 ms) decide nothing")
+        #expect(try compare(base, document(p99s: [1.0, 1.1, 1.2], floorWakeUp: 36)) == 0,
+                "the machine's own wake-up cost tripled: shown, never the backend's regression")
     }
 
     /// Version 1 files (pretty-printed, figures as medians by name, histograms per repeat) are
