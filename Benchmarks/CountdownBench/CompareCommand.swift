@@ -6,15 +6,15 @@ struct CompareCommand {
     static let usage = """
         USAGE: countdown-bench compare OLD.json NEW.json [--threshold PCT] [--all]
 
-        Compares two run.json files written by countdown-bench run --output (version 1 or 2),
-        configuration by configuration (backend, start pattern, N), figure by figure (pooled
-        percentiles, medians of the rest). A figure regressed when it grew by more than the
-        threshold and by more than its noise floor (0.2 ms for a p99, 2 points of CPU, …), and,
-        when both runs have repeats, when every new repeat is worse than every old one.
-        Improvements likewise. A percentile its samples do not resolve in either run, a
-        configuration marked NOISY or DISTURBED in either run, and the machine's own figure
-        (the floor thread's CPU per wake-up) are shown but never decide the exit status.
-        Every figure is better lower.
+        Compares two run.json files written by countdown-bench run --output (version 1 or 2;
+        the folder it wrote stands for its run.json), configuration by configuration (backend,
+        start pattern, N), figure by figure (pooled percentiles, medians of the rest). A figure
+        regressed when it grew by more than the threshold and by more than its noise floor
+        (0.2 ms for a p99, 2 points of CPU, …), and, when both runs have repeats, when every
+        new repeat is worse than every old one. Improvements likewise. A percentile its samples
+        do not resolve in either run, a configuration marked NOISY or DISTURBED in either run,
+        and the machine's own figure (the floor thread's CPU per wake-up) are shown but never
+        decide the exit status. Every figure is better lower.
 
         OPTIONS:
           --threshold PCT   The relative change that counts (default 10).

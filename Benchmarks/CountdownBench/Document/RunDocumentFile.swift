@@ -9,12 +9,19 @@ enum RunDocumentFile {
         return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
 
+    /// Reads `path`, or `path/run.json` when `path` is a folder `run --output` wrote.
     static func load(_ path: String) throws(RunFileError) -> RunDocument {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw RunFileError("cannot read \(path): there is no such file or folder")
+        }
+        let path = isFolder.boolValue ? (path.hasSuffix("/") ? path : path + "/") + "run.json" : path
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw RunFileError("cannot read \(path): \(error.localizedDescription)")
+            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be opened" : "the folder holds no run.json"
+            throw RunFileError("cannot read \(path): \(reason)")
         }
         struct Header: Decodable { let format: String; let version: Int }
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == RunDocument.currentFormat else {

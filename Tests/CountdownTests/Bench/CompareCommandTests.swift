@@ -103,6 +103,8 @@ import Testing
         #expect(try CompareCommand(arguments: [path.path, path.path]).run(&output) == 0)
         #expect(try ReportCommand(arguments: [path.path, "--output", folder.appendingPathComponent("again").path]).run(&output) == 0)
         #expect(try CompareCommand.load(folder.appendingPathComponent("again/run.json").path).version == RunDocument.currentVersion)
+        #expect(try CompareCommand.load(folder.appendingPathComponent("again").path).version == RunDocument.currentVersion,
+                "the folder run --output wrote stands for its run.json")
     }
 
     @Test func unreadableFilesAndBadArgumentsAreRefused() throws {
@@ -118,5 +120,7 @@ import Testing
         let other = folder.appendingPathComponent("other.json")
         try #"{"format": "something-else", "version": 1}"#.write(to: other, atomically: true, encoding: .utf8)
         #expect(throws: RunFileError.self) { try CompareCommand(arguments: [other.path, other.path]).run(&output) }
+        let error = #expect(throws: RunFileError.self) { try CompareCommand(arguments: [folder.path, folder.path]).run(&output) }
+        #expect(error?.description.hasSuffix("the folder holds no run.json") == true, "\(String(describing: error))")
     }
 }
