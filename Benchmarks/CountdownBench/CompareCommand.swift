@@ -14,7 +14,9 @@ struct CompareCommand {
         new repeat is worse than every old one. Improvements likewise. A percentile its samples
         do not resolve in either run, a configuration marked NOISY or DISTURBED in either run,
         and the machine's own figure (the floor thread's CPU per wake-up) are shown but never
-        decide the exit status. Every figure is better lower.
+        decide the exit status. Every figure is better lower. A note says so when the two runs'
+        memory (a dependent load, measured before each repeat) differed more than 1.5×: the
+        machine, not the build, then moves the figures at large N.
 
         OPTIONS:
           --threshold PCT   The relative change that counts (default 10).
@@ -79,6 +81,9 @@ struct CompareCommand {
         if old.machine.summary != new.machine.summary {
             notes.append("the runs come from different machines or builds:\n  old: \(old.machine.summary)\n  new: \(new.machine.summary)")
         }
+        if let a = old.memory, let b = new.memory, a.differs(from: b), let memory = Self.memoryNote(old: a, new: b) {
+            notes.append(memory)
+        }
         if old.options.tickMs != new.options.tickMs || old.options.durationMs != new.options.durationMs {
             notes.append("the runs used different ticks or durations; their figures are not comparable one to one")
         }
@@ -136,6 +141,16 @@ struct CompareCommand {
         }
         guard let a = old.repeats, let b = new.repeats else { return .improved }
         return b.max < a.min ? .improved : .same
+    }
+
+    /// The two runs' memory latencies side by side, when they differ enough to move figures at scale.
+    static func memoryNote(old: MemoryLatency, new: MemoryLatency) -> String? {
+        guard let oldSmall = old.smallSet, let oldLarge = old.largeSet, let newSmall = new.smallSet, let newLarge = new.largeSet else {
+            return nil
+        }
+        func ns(_ spread: Spread) -> String { "\(ReportFormat.significant(spread.median)) ns" }
+        return "the machine's memory differed: a dependent load took \(ns(oldSmall)) (\(old.smallSetBytes >> 20) MiB) and \(ns(oldLarge)) (\(old.largeSetBytes >> 20) MiB) in OLD, "
+            + "\(ns(newSmall)) and \(ns(newLarge)) in NEW; figures at large N move with it"
     }
 
     static func load(_ path: String) throws(RunFileError) -> RunDocument { try RunDocumentFile.load(path) }

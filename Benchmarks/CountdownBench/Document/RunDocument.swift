@@ -17,6 +17,9 @@ struct RunDocument: Codable, Sendable {
     /// The rest of the machine over every configuration's windows; nil in version 1 files.
     let load: MachineLoad?
     let configurations: [Configuration]
+    /// The machine's memory, measured alone before each repeat; nil in files written before it
+    /// was measured.
+    var memory: MemoryLatency? = nil
     /// Each figure's unit, so that the JSON explains itself.
     var units: [Figure: FigureUnit] = Dictionary(uniqueKeysWithValues: Figure.allCases.map { ($0, $0.unit) })
 

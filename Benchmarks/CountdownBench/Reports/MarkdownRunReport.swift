@@ -17,6 +17,9 @@ struct MarkdownRunReport {
         out += "- Lateness = when the observer ran − start + k·T (the `start` call's own timestamp); finish error likewise against start + D.\n"
         out += "- A configuration is cut off \(ReportFormat.milliseconds(d.options.graceMs)) after its last countdown should have finished; what had not happened by then counts as late by at least the time it had waited, shown **≥**.\n"
         out += "- \(tables.floorLine). The same thread also runs through every configuration's window: **floor p99** in the tables is that one, so **p99÷floor** compares the same minutes.\n"
+        if let memory = tables.memoryLine {
+            out += "- \(memory.prefix(1).uppercased() + memory.dropFirst()). A cold start or cancel at a million keys is a few such loads; a neighbour that thrashes the host's shared cache shows here, not in steal time.\n"
+        }
         if let load = tables.loadLine { out += "- \(load.prefix(1).uppercased() + load.dropFirst()) (from /proc/stat; a configuration with steal ≥ \(ReportFormat.percent(MachineLoad.busySteal)) or other processes ≥ \(ReportFormat.percent(MachineLoad.busyOthers)) is marked BUSY MACHINE).\n" }
         out += "\n"
 

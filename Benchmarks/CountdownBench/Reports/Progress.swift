@@ -16,7 +16,7 @@ struct Progress: Sendable {
         case let .began(configurations, repeats, seconds):
             note("\(configurations) configurations × \(repeats) repeat(s), about \(Int(seconds.rounded())) s if every backend keeps up")
         case let .measuringFloor(repeatIndex, wakeUps):
-            note("repeat \(repeatIndex): the floor alone (\(wakeUps) wake-ups)")
+            note("repeat \(repeatIndex): the floor alone (\(wakeUps) wake-ups), then the memory")
         case let .stepBegan(step, number, total, repeatIndex, rounds):
             let roundText = rounds > 1 ? ", \(rounds) rounds" : ""
             begin("[\(number)/\(total)] \(step.id), repeat \(repeatIndex)\(roundText)")

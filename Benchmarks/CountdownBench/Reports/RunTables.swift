@@ -24,6 +24,20 @@ struct RunTables {
             + "p99 \(ms(f.p99)), p99.9 \(ms(f.p999)), max \(ms(f.max))"
     }
 
+    /// The machine's memory, measured alone before each repeat.
+    var memoryLine: String? {
+        document.memory.flatMap { memory in
+            guard let small = memory.smallSet, let large = memory.largeSet else { return nil }
+            func set(_ bytes: Int, _ spread: Spread) -> String {
+                let range = spread.min == spread.max ? ""
+                    : " (\(ReportFormat.significant(spread.min))–\(ReportFormat.significant(spread.max)))"
+                return "\(bytes >> 20) MiB \(ReportFormat.significant(spread.median)) ns\(range)"
+            }
+            return "memory alone (one dependent load at a time through a random cycle of \(MemoryProbe.lineBytes)-byte lines, before each repeat): "
+                + "\(set(memory.smallSetBytes, small)), \(set(memory.largeSetBytes, large)) a load"
+        }
+    }
+
     /// The rest of the machine over every configuration's window.
     var loadLine: String? {
         document.load.map { "the rest of the machine while configurations ran: \(LoadText.describe($0))" }

@@ -10,6 +10,7 @@ struct TextRunReport {
         out += "\(document.options.repeats) repeat(s), at least \(ReportFormat.count(document.options.minimumTickSamples)) ticks a configuration: "
         out += "percentiles pool every repeat's samples (n=… where too few resolve one); ≥ marks a lower bound (cut off by the time limit)\n"
         out += tables.floorLine + "\n"
+        if let memory = tables.memoryLine { out += memory + "\n" }
         if let load = tables.loadLine { out += load + "\n" }
         for table in tables.all {
             out += "\n" + (isTerminal ? "\u{1B}[1m\(table.title)\u{1B}[0m" : table.title) + "\n"

@@ -55,6 +55,7 @@ struct Sweep {
         let sweepStarted = SystemClocks.monotonic()
         onEvent(.began(configurations: steps.count, repeats: settings.repeats, estimatedSeconds: estimatedSeconds))
         var floorRepeats: [LatencyHistogram] = []
+        var memoryRepeats: [(small: Double, large: Double)] = []
         var samples: [String: [RepeatSamples]] = [:]
         let total = steps.count * settings.repeats
         var done = 0
@@ -62,6 +63,7 @@ struct Sweep {
             onEvent(.measuringFloor(repeat: repeatIndex + 1, wakeUps: settings.floorWakeUps))
             floorRepeats.append(FloorProbe.measure(
                 period: UInt64(settings.floorPeriod.nanoseconds), wakeUps: settings.floorWakeUps))
+            memoryRepeats.append(MemoryProbe.measure())
             for step in steps {
                 Self.waitUntilQuiet()
                 done += 1
@@ -94,7 +96,10 @@ struct Sweep {
                 summary: LatencySummary(floor),
                 repeatP99s: floorRepeats.compactMap { $0.percentile(99)?.milliseconds }, histogram: floor),
             load: MachineLoad.combined(configurations.compactMap(\.load)),
-            configurations: configurations)
+            configurations: configurations,
+            memory: MemoryLatency(
+                smallSetBytes: MemoryProbe.smallSetBytes, largeSetBytes: MemoryProbe.largeSetBytes,
+                smallSetNs: memoryRepeats.map(\.small), largeSetNs: memoryRepeats.map(\.large)))
     }
 
     /// Waits (at most 15 s) until the process uses less than 5 % of a core over 100 ms, so that

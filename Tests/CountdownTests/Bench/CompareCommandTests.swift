@@ -38,13 +38,17 @@ import Testing
     }
 
     func compare(_ old: RunDocument, _ new: RunDocument, _ extra: [String] = []) throws -> Int32 {
+        var output = StandardStreams(capturing: true)
+        return try compare(old, new, extra, output: &output)
+    }
+
+    func compare(_ old: RunDocument, _ new: RunDocument, _ extra: [String] = [], output: inout StandardStreams) throws -> Int32 {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let oldURL = folder.appendingPathComponent("old.json"), newURL = folder.appendingPathComponent("new.json")
         try RunDocumentFile.encode(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try RunDocumentFile.encode(new).write(to: newURL, atomically: true, encoding: .utf8)
-        var output = StandardStreams(capturing: true)
         return try CompareCommand(arguments: [oldURL.path, newURL.path] + extra).run(&output)
     }
 
@@ -54,6 +58,20 @@ import Testing
         #expect(try compare(base, document(p99s: [2.0, 2.1, 2.2])) == 2, "p99 doubled: a regression")
         #expect(try compare(base, document(p99s: [0.4, 0.5, 0.6])) == 4, "p99 halved: improvements only")
         #expect(try compare(base, document(p99s: [1.0, 1.1, 1.2], cpu: 30)) == 2, "CPU tripled: a regression")
+    }
+
+    @Test func theMachinesMemoryIsNotedAndDecidesNothing() throws {
+        var quiet = document(p99s: [1.0, 1.1, 1.2]), thrashed = quiet
+        quiet.memory = MemoryLatency(smallSetBytes: 4 << 20, largeSetBytes: 64 << 20, smallSetNs: [12, 13, 12], largeSetNs: [150, 152, 151])
+        thrashed.memory = MemoryLatency(smallSetBytes: 4 << 20, largeSetBytes: 64 << 20, smallSetNs: [90, 150, 120], largeSetNs: [220, 270, 245])
+        var output = StandardStreams(capturing: true)
+        #expect(try compare(quiet, thrashed, output: &output) == 0, "the same figures on a slower memory: nothing regressed")
+        #expect(output.captured?.contains("note: the machine's memory differed") == true, "\(output.captured ?? "")")
+        var again = StandardStreams(capturing: true)
+        #expect(try compare(quiet, quiet, output: &again) == 0)
+        #expect(again.captured?.contains("memory") == false, "the same memory: no note")
+        #expect(TextRunReport(document: thrashed, isTerminal: false).render().contains("memory alone (one dependent load at a time"))
+        #expect(MarkdownRunReport(document: thrashed, neighbours: []).render().contains("4 MiB 120 ns (90–150), 64 MiB 245 ns (220–270) a load"))
     }
 
     @Test func noiseAndOverlapAreNotRegressions() throws {
