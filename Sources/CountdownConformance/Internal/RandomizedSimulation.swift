@@ -32,6 +32,12 @@ enum RandomizedSimulation {
     }
 
     static let keys = 64
+    /// Half the operations go to these few keys. A uniform draw over 64 keys comes back to a key
+    /// about 64 operations, some 300 ms of virtual time, later, long after its 10–80 ms countdown
+    /// ended, so a pause, cancel or restart of a *running* countdown happened only by luck (a
+    /// backend that restarts a key paused after a cancel-while-paused passed some seeds). A hot
+    /// key meets its next operation about every 40 ms.
+    static let hotKeys = 4
     static let tick = Duration.milliseconds(10)
 
     /// Keys like real ones (20–32 bytes), so that the table hashes what an app's keys make it hash.
@@ -41,7 +47,8 @@ enum RandomizedSimulation {
     static func operations(seed: UInt64, count: Int, maximum: Duration) -> [Operation] {
         var random = SplitMix(seed: seed)
         return (0..<count).map { _ in
-            let key = random.below(keys), choice = random.below(100)
+            let key = random.below(2) == 0 ? random.below(hotKeys) : random.below(keys)
+            let choice = random.below(100)
             let duration = min(maximum, .milliseconds(10 + Int64(random.below(70))))
             // Half the operations happen at the same instant as the one before.
             let advance = random.below(2) == 0 ? Duration.zero : .milliseconds(Int64(1 + random.below(20)))
