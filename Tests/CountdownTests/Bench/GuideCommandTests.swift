@@ -129,6 +129,13 @@ import Testing
         let library = try ResultsLibrary.load(copy.results.path)
         let guide = GuideBuilder(library: library).build()
         #expect(guide.machines.map(\.folder) == [Self.machine, "intel-xeon-2-cores"])
+        #expect(committed.machines.first?.summary.contains("a dependent memory load took ") == true,
+                "the machine's memory, from its runs: \(committed.machines.first?.summary ?? "no machine")")
+        #expect(GuideBuilder.memory([
+            MemoryLatency(smallSetBytes: 4 << 20, largeSetBytes: 64 << 20, smallSetNs: [12, 13], largeSetNs: [150]),
+            MemoryLatency(smallSetBytes: 4 << 20, largeSetBytes: 64 << 20, smallSetNs: [90], largeSetNs: [150]),
+        ]) == "; a dependent memory load took 12–90 ns in 4 MiB, 150 ns in 64 MiB while its runs were measured")
+        #expect(GuideBuilder.memory([]) == "", "runs from before it was measured say nothing of it")
         let markdown = GuideMarkdown(guide: guide, linkBase: "results")
         let row = try #require(guide.rows.first { $0.title.hasPrefix("p99 tick lateness, N = 1 000,") })
         let column = try #require(guide.columns.firstIndex(of: "timestamp(continuous)"))
