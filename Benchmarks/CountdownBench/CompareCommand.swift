@@ -81,8 +81,8 @@ struct CompareCommand {
         if old.machine.summary != new.machine.summary {
             notes.append("the runs come from different machines or builds:\n  old: \(old.machine.summary)\n  new: \(new.machine.summary)")
         }
-        if let a = old.memory, let b = new.memory, a.differs(from: b), let memory = Self.memoryNote(old: a, new: b) {
-            notes.append(memory)
+        if let a = old.memory, let b = new.memory, a.differs(from: b), let both = MemoryText.compared(old: a, new: b) {
+            notes.append("the machine's memory differed: a dependent load took \(both); figures at large N move with it")
         }
         if old.options.tickMs != new.options.tickMs || old.options.durationMs != new.options.durationMs {
             notes.append("the runs used different ticks or durations; their figures are not comparable one to one")
@@ -141,16 +141,6 @@ struct CompareCommand {
         }
         guard let a = old.repeats, let b = new.repeats else { return .improved }
         return b.max < a.min ? .improved : .same
-    }
-
-    /// The two runs' memory latencies side by side, when they differ enough to move figures at scale.
-    static func memoryNote(old: MemoryLatency, new: MemoryLatency) -> String? {
-        guard let oldSmall = old.smallSet, let oldLarge = old.largeSet, let newSmall = new.smallSet, let newLarge = new.largeSet else {
-            return nil
-        }
-        func ns(_ spread: Spread) -> String { "\(ReportFormat.significant(spread.median)) ns" }
-        return "the machine's memory differed: a dependent load took \(ns(oldSmall)) (\(old.smallSetBytes >> 20) MiB) and \(ns(oldLarge)) (\(old.largeSetBytes >> 20) MiB) in OLD, "
-            + "\(ns(newSmall)) and \(ns(newLarge)) in NEW; figures at large N move with it"
     }
 
     static func load(_ path: String) throws(RunFileError) -> RunDocument { try RunDocumentFile.load(path) }

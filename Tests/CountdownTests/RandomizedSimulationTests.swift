@@ -14,15 +14,15 @@ import Testing
         for operation in operations {
             var key = keys[operation.key]
             if let deadline = key.deadline, key.pausedWithLeft == nil, deadline <= now { key.deadline = nil }
-            switch operation.choice {
-            case 0..<30 where key.deadline == nil:
+            switch operation.call {
+            case .start where key.deadline == nil:
                 if key.cancelledWhilePaused { hits += 1 }
                 key = Key(deadline: now + operation.duration)
-            case 40..<55 where key.deadline != nil:
+            case .cancel where key.deadline != nil:
                 key = Key(cancelledWhilePaused: key.pausedWithLeft != nil)
-            case 55..<70 where key.deadline != nil && key.pausedWithLeft == nil:
+            case .pause where key.deadline != nil && key.pausedWithLeft == nil:
                 key.pausedWithLeft = key.deadline! - now
-            case 70..<85 where key.pausedWithLeft != nil:
+            case .resume where key.pausedWithLeft != nil:
                 key.deadline = now + key.pausedWithLeft!
                 key.pausedWithLeft = nil
             default: break

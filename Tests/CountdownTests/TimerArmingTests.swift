@@ -10,6 +10,14 @@ struct TimerArmingTests {
     /// Runs a mutating call outside `#require`, which cannot mutate what it is given.
     static func made(_ call: () -> TimerArming.Arm?) -> TimerArming.Arm? { call() }
 
+    /// Two decisions, neither armed yet: for 30 ms, then for the earlier 20 ms.
+    static func decidedTwice() throws -> (TimerArming, later: TimerArming.Arm, earlier: TimerArming.Arm) {
+        var arming = TimerArming()
+        let later = try #require(made { arming.arm(ifEarlier: at(30)) })
+        let earlier = try #require(made { arming.arm(ifEarlier: at(20)) })
+        return (arming, later, earlier)
+    }
+
     @Test("arms only for an earlier instant, and again after a fire")
     func earlierOnly() throws {
         var arming = TimerArming()
@@ -30,9 +38,8 @@ struct TimerArmingTests {
 
     @Test("arms made in the order decided need nothing more")
     func inOrder() throws {
-        var arming = TimerArming()
-        let a = try #require(Self.made { arming.arm(ifEarlier: Self.at(30)) })
-        let b = try #require(Self.made { arming.arm(ifEarlier: Self.at(20)) })
+        let (decided, a, b) = try Self.decidedTwice()
+        var arming = decided
         #expect(arming.armed(a) == nil)
         #expect(arming.armed(b) == nil)
         #expect(arming.armedFor == Self.at(20))
@@ -40,9 +47,8 @@ struct TimerArmingTests {
 
     @Test("an earlier decision armed after a later one is armed again with the latest")
     func outOfOrder() throws {
-        var arming = TimerArming()
-        let a = try #require(Self.made { arming.arm(ifEarlier: Self.at(30)) })
-        let b = try #require(Self.made { arming.arm(ifEarlier: Self.at(20)) })
+        let (decided, a, b) = try Self.decidedTwice()
+        var arming = decided
         // b reached the timer first; a then overwrote it with 30 ms.
         #expect(arming.armed(b) == nil)
         let again = try #require(Self.made { arming.armed(a) })
@@ -54,9 +60,8 @@ struct TimerArmingTests {
 
     @Test("a stale arm after the timer fired and found nothing asks for nothing")
     func staleAfterFire() throws {
-        var arming = TimerArming()
-        let a = try #require(Self.made { arming.arm(ifEarlier: Self.at(30)) })
-        let b = try #require(Self.made { arming.arm(ifEarlier: Self.at(20)) })
+        let (decided, a, b) = try Self.decidedTwice()
+        var arming = decided
         #expect(arming.armed(b) == nil)
         arming.fired()
         #expect(arming.armed(a) == nil)

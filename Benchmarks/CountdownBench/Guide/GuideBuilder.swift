@@ -35,16 +35,7 @@ struct GuideBuilder {
     /// What a dependent memory load took while the folder's runs were measured: a neighbour that
     /// thrashes the host's cache moves every figure at large N, and shows here first.
     static func memory(_ measured: [MemoryLatency]) -> String {
-        func range(_ values: [Double]) -> String? {
-            guard let low = values.min(), let high = values.max() else { return nil }
-            let text = ReportFormat.significant(low) == ReportFormat.significant(high)
-                ? ReportFormat.significant(low) : "\(ReportFormat.significant(low))–\(ReportFormat.significant(high))"
-            return text + " ns"
-        }
-        guard let first = measured.first, let small = range(measured.flatMap(\.smallSetNs)), let large = range(measured.flatMap(\.largeSetNs)) else {
-            return ""
-        }
-        return "; a dependent memory load took \(small) in \(first.smallSetBytes >> 20) MiB, \(large) in \(first.largeSetBytes >> 20) MiB while its runs were measured"
+        MemoryText.range(measured).map { "; a dependent memory load took \($0) while its runs were measured" } ?? ""
     }
 
     // MARK: - The table

@@ -15,7 +15,7 @@ struct Progress: Sendable {
         switch event {
         case let .began(configurations, repeats, seconds):
             note("\(configurations) configurations × \(repeats) repeat(s), about \(Int(seconds.rounded())) s if every backend keeps up")
-        case let .measuringFloor(repeatIndex, wakeUps):
+        case let .measuringMachine(repeatIndex, wakeUps):
             note("repeat \(repeatIndex): the floor alone (\(wakeUps) wake-ups), then the memory")
         case let .stepBegan(step, number, total, repeatIndex, rounds):
             let roundText = rounds > 1 ? ", \(rounds) rounds" : ""

@@ -26,15 +26,8 @@ struct RunTables {
 
     /// The machine's memory, measured alone before each repeat.
     var memoryLine: String? {
-        document.memory.flatMap { memory in
-            guard let small = memory.smallSet, let large = memory.largeSet else { return nil }
-            func set(_ bytes: Int, _ spread: Spread) -> String {
-                let range = spread.min == spread.max ? ""
-                    : " (\(ReportFormat.significant(spread.min))–\(ReportFormat.significant(spread.max)))"
-                return "\(bytes >> 20) MiB \(ReportFormat.significant(spread.median)) ns\(range)"
-            }
-            return "memory alone (one dependent load at a time through a random cycle of \(MemoryProbe.lineBytes)-byte lines, before each repeat): "
-                + "\(set(memory.smallSetBytes, small)), \(set(memory.largeSetBytes, large)) a load"
+        document.memory.flatMap(MemoryText.perRepeat).map {
+            "memory alone (one dependent load at a time through a random cycle of \(MemoryProbe.lineBytes)-byte lines, before each repeat): \($0) a load"
         }
     }
 

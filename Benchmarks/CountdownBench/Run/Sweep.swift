@@ -20,7 +20,7 @@ struct Sweep {
 
     enum Event {
         case began(configurations: Int, repeats: Int, estimatedSeconds: Double)
-        case measuringFloor(repeat: Int, wakeUps: Int)
+        case measuringMachine(repeat: Int, wakeUps: Int)
         case stepBegan(Step, number: Int, of: Int, repeat: Int, rounds: Int)
         /// A repeat of a step ended: its tick p99 (nil without ticks), outcome, and how long it took.
         case stepEnded(p99: LatencyHistogram.Percentile?, outcome: Outcome, seconds: Double)
@@ -60,7 +60,7 @@ struct Sweep {
         let total = steps.count * settings.repeats
         var done = 0
         for repeatIndex in 0..<settings.repeats {
-            onEvent(.measuringFloor(repeat: repeatIndex + 1, wakeUps: settings.floorWakeUps))
+            onEvent(.measuringMachine(repeat: repeatIndex + 1, wakeUps: settings.floorWakeUps))
             floorRepeats.append(FloorProbe.measure(
                 period: UInt64(settings.floorPeriod.nanoseconds), wakeUps: settings.floorWakeUps))
             memoryRepeats.append(MemoryProbe.measure())

@@ -122,7 +122,7 @@ final class KeyModel: @unchecked Sendable {
         registeredAt.append(operations)
     }
 
-    func perform(operation: Int, duration: Duration, on h: Harness, in c: CheckContext) {
+    func perform(_ call: RandomizedCall, duration: Duration, on h: Harness, in c: CheckContext) {
         operations += 1
         noteFinish()
         let s = h.scheduler
@@ -135,8 +135,8 @@ final class KeyModel: @unchecked Sendable {
         let model = countdown
         var certain: Bool { model.map { !$0.mayHaveFinished(at: h.now()) } ?? false }
         var why: String { model.map { $0.explain(at: h.now()) } ?? "no countdown" }
-        switch operation {
-        case 0..<30:
+        switch call {
+        case .start:
             let recorder = h.recorder()
             let outcome: CountdownStart
             let mine = epoch.bump()
@@ -164,7 +164,7 @@ final class KeyModel: @unchecked Sendable {
                 register(ObserverModel(recorder: recorder, countdown: countdown,
                                        expectedFirst: remaining > .zero ? remaining : nil))
             }
-        case 30..<40:
+        case .attach:
             let recorder = h.recorder()
             if let remaining = s.attach(key: key, observer: observer(recorder, epoch: epoch.value, on: s, in: c)) {
                 if countdown == nil {
@@ -179,7 +179,7 @@ final class KeyModel: @unchecked Sendable {
                 countdown = nil
                 append(ObserverModel(recorder: recorder, countdown: nil, expectedFirst: nil, mustStaySilent: true))
             }
-        case 40..<55:
+        case .cancel:
             epoch.bump()
             if s.cancel(key: key) {
                 c.expect(countdown != nil, "\(key): cancel returned true though no countdown could be running")
@@ -188,7 +188,7 @@ final class KeyModel: @unchecked Sendable {
                 c.expect(!certain, "\(key): cancel returned false though a countdown was running (\(why))")
             }
             countdown = nil
-        case 55..<70:
+        case .pause:
             let paused = s.pause(key: key)
             let end = h.now()
             guard let model = countdown else {
@@ -204,7 +204,7 @@ final class KeyModel: @unchecked Sendable {
                 c.expect(!certain, "\(key): pause of a running countdown returned false (\(why))")
                 countdown = nil  // it had finished
             }
-        case 70..<85:
+        case .resume:
             let resumed = s.resume(key: key)
             guard let model = countdown else {
                 c.expect(!resumed, "\(key): resume returned true with no countdown")
@@ -218,7 +218,7 @@ final class KeyModel: @unchecked Sendable {
             } else {
                 c.expect(!resumed, "\(key): resume of a running countdown returned true")
             }
-        default:
+        case .remaining:
             let remaining = s.remaining(key: key)
             guard let model = countdown else {
                 c.expect(remaining == nil, "\(key): remaining is \(String(describing: remaining)) with no countdown")

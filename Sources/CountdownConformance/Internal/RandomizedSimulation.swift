@@ -11,21 +11,23 @@ enum RandomizedSimulation {
     /// One step of a simulation: an operation on a key, then the clock moves on.
     struct Operation: Sendable, CustomStringConvertible {
         let key: Int
-        /// The model's choice of operation, 0..<100 (start, attach, cancel, pause, resume, query).
+        /// The model's choice of operation, 0..<100 (``RandomizedCall``).
         let choice: Int
         let duration: Duration
         /// How far the clock moves after the operation.
         let advance: Duration
 
+        var call: RandomizedCall { RandomizedCall(choice: choice) }
+
         var description: String {
             let name = "k\(key)"
-            let call = switch choice {
-            case 0..<30: "start(\(name), \(duration))"
-            case 30..<40: "attach(\(name))"
-            case 40..<55: "cancel(\(name))"
-            case 55..<70: "pause(\(name))"
-            case 70..<85: "resume(\(name))"
-            default: "remaining(\(name))"
+            let call = switch call {
+            case .start: "start(\(name), \(duration))"
+            case .attach: "attach(\(name))"
+            case .cancel: "cancel(\(name))"
+            case .pause: "pause(\(name))"
+            case .resume: "resume(\(name))"
+            case .remaining: "remaining(\(name))"
             }
             return advance == .zero ? call : "\(call), +\(advance)"
         }
@@ -91,7 +93,7 @@ enum RandomizedSimulation {
         var outcome = Outcome()
         for (number, operation) in zip(0..., operations) {
             let model = models[operation.key]
-            model.perform(operation: operation.choice, duration: operation.duration, on: h, in: c)
+            model.perform(operation.call, duration: operation.duration, on: h, in: c)
             h.settle(operation.advance)
             if number % 256 == 255 {
                 for model in models { outcome.finishes += model.verifyOld(in: c, seed: seed, age: 64) }

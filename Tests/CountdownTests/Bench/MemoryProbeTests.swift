@@ -37,7 +37,7 @@ import Testing
         let alike = MemoryLatency(smallSetBytes: 4 << 20, largeSetBytes: 64 << 20, smallSetNs: [14], largeSetNs: [160])
         #expect(quiet.differs(from: thrashed) && thrashed.differs(from: quiet))
         #expect(!quiet.differs(from: alike))
-        let note = CompareCommand.memoryNote(old: quiet, new: thrashed)
+        let note = MemoryText.compared(old: quiet, new: thrashed)
         #expect(note?.contains("12.5 ns (4 MiB) and 151 ns (64 MiB) in OLD, 120 ns and 245 ns in NEW") == true, "\(note ?? "no note")")
     }
 }

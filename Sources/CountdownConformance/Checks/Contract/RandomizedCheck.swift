@@ -44,7 +44,7 @@ enum RandomizedCheck {
             for _ in 0..<operationsPerThread {
                 let model = keys[random.below(keys.count)]
                 let duration = min(maximum, .milliseconds(10 + Int64(random.below(70))))
-                model.perform(operation: random.below(100), duration: duration, on: h, in: c)
+                model.perform(RandomizedCall(choice: random.below(100)), duration: duration, on: h, in: c)
                 // Paced (2 ms apart on average) so countdowns of 10–80 ms also run out
                 // mid-sequence, not only get cancelled or replaced.
                 Thread.sleep(forTimeInterval: Double(random.below(4000)) / 1e6)
