@@ -177,4 +177,18 @@ struct TimestampEngineTests {
         delivery.sync {}
         #expect(second.value, "the drain let it go")
     }
+
+    @Test("the countdown clock is read before the monotonic clock: a pair split by a preemption delays the grid, never the deadline")
+    func clockReadBeforeMonotonic() {
+        let readAt = Locked<UInt64>(0)
+        let clock = CountdownClock(name: "probe", followsWallClock: false) {
+            readAt.withLock { $0 = SystemClocks.monotonic() }
+            return .seconds(5)
+        }
+        let mechanism = TimestampMechanism(
+            tick: .seconds(1), clock: clock, ticker: Ticker(tolerance: .zero, queue: DispatchQueue(label: "test.order")))
+        let moment = mechanism.now()
+        #expect(moment.clock == 5_000_000_000)
+        #expect(moment.monotonic.nanoseconds >= readAt.withLock { $0 }, "the countdown clock was read first")
+    }
 }
