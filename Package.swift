@@ -14,7 +14,9 @@ let package = Package(
         // What the targets share and users never see: a Mutex visible to ThreadSanitizer,
         // thread naming, Duration units. Not a product.
         .target(name: "CountdownSupport"),
-        .target(name: "Countdown", dependencies: ["CountdownSupport"]),
+        // A cache prefetch hint, which Swift does not have: one static inline C function.
+        .target(name: "CountdownPrefetch"),
+        .target(name: "Countdown", dependencies: ["CountdownSupport", "CountdownPrefetch"]),
         .target(name: "CountdownConformance", dependencies: ["Countdown", "CountdownSupport"]),
         .executableTarget(
             name: "CountdownBench",

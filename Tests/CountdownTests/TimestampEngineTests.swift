@@ -191,4 +191,21 @@ struct TimestampEngineTests {
         #expect(moment.clock == 5_000_000_000)
         #expect(moment.monotonic.nanoseconds >= readAt.withLock { $0 }, "the countdown clock was read first")
     }
+
+    @Test("a deadline track names the fire that may finish: the last grid point, not a tick before it")
+    func nextFireMayFinish() {
+        let second: UInt64 = 1_000_000_000
+        func at(_ seconds: UInt64) -> Moment {
+            Moment(monotonic: MonotonicInstant(nanoseconds: 10 * second + seconds * second), clock: Int64(seconds * second))
+        }
+        var track = DeadlineTrack(duration: .seconds(3), tick: .seconds(1), at: at(0))
+        #expect(!track.nextFireMayFinish)
+        // Each step taken outside `#expect`, which cannot take a mutating call.
+        var step = track.advance(at: at(1), intervals: 1)
+        #expect(step == .tick(.seconds(2)) && !track.nextFireMayFinish)
+        step = track.advance(at: at(2), intervals: 1)
+        #expect(step == .tick(.seconds(1)) && track.nextFireMayFinish)
+        step = track.advance(at: at(3), intervals: 1)
+        #expect(step == .finished)
+    }
 }

@@ -10,6 +10,10 @@ protocol CountdownProgress: Sendable {
     /// When the next fire is due. Meaningless while paused.
     var nextFire: MonotonicInstant { get }
 
+    /// Whether the fire at ``nextFire`` may be the finish: a hint, so that a batch of fires
+    /// fetches ahead only what a finish touches (the key's entry in the index).
+    var nextFireMayFinish: Bool { get }
+
     /// True when the interval up to ``nextFire`` is shorter than a tick (the last piece of a
     /// duration that is not a whole number of ticks), so a repeating timer must be moved.
     var nextIntervalIsShort: Bool { get }
@@ -51,6 +55,7 @@ enum ProgressStep: Equatable {
 }
 
 extension CountdownProgress {
+    var nextFireMayFinish: Bool { true }
     mutating func told(_ remaining: Duration) {}
 
     static var countsTicks: Bool { false }

@@ -43,6 +43,10 @@ struct DeadlineTrack: CountdownProgress {
 
     var nextIntervalIsShort: Bool { false }
 
+    /// The next fire is within half a tick of the grid's end: the last grid point, or the
+    /// deadline a fire before it aimed at.
+    var nextFireMayFinish: Bool { nextFire.nanoseconds &+ tick / 2 >= gridDeadline.nanoseconds }
+
     mutating func advance(at now: Moment, intervals _: Int) -> ProgressStep {
         let remaining = unfrozen(at: now.clock)
         guard remaining > 0 else { return .finished }

@@ -1,3 +1,5 @@
+import CountdownPrefetch
+
 /// Key → place in the slab: open addressing over 8-byte entries, split over 64 shards by the
 /// key's hash. It holds no key: a probe whose entry's hash matches asks its caller whether the
 /// place there holds the key (the slab keeps every key, once).
@@ -62,6 +64,13 @@ struct KeyIndex {
         }
     }
 
+    /// Hints that a lookup of `hash` comes soon: the line of the bucket it begins at is fetched
+    /// while the caller does something else (a batch of fires, the finishes among them).
+    func prefetchHome(_ hash: Hash) {
+        let shard = shards[hash.shard]
+        countdown_prefetch(UnsafeRawPointer(bitPattern: shard.address &+ (UInt(hash.tag) & shard.addressMask) &* 8))
+    }
+
     /// Enters `place` for the key a probe did not find; nothing may have changed since.
     mutating func insert(_ probe: Probe, place: UInt32) {
         precondition(probe.place == nil, "the key is in the index already")
@@ -89,6 +98,11 @@ struct KeyIndex {
         static let empty = UInt64.max
         var entries: [UInt64] = []
         var count = 0
+        /// Where `entries` were stored when they last grew, and their mask, for a prefetch
+        /// alone: reaching the buffer through the array retains it and reads its header, a
+        /// miss of its own. Never dereferenced; stale in a copy, where a hint costs nothing.
+        var address: UInt = 0
+        var addressMask: UInt = 0
 
         var mask: Int { entries.count - 1 }
 
@@ -152,6 +166,8 @@ struct KeyIndex {
                 while entries[bucket] != Self.empty { bucket = (bucket + 1) & mask }
                 entries[bucket] = entry
             }
+            address = entries.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+            addressMask = UInt(mask)
         }
     }
 }
