@@ -11,9 +11,10 @@ import Dispatch
 /// holds still (it never counts up). ``CountdownClock/continuous`` cannot be set.
 ///
 /// Built for scale: countdowns are kept in a slab and a queue of due instants (a run in filing
-/// order beside a 4-ary heap), a wake-up handles everything due under one lock and hands the
-/// delivery queue one batch, and an optional `tolerance` lets countdowns due close together
-/// share a wake-up.
+/// order beside a 4-ary heap), one thread sleeps until the earliest and wakes once for what is
+/// due, a wake-up handles everything due under one lock and delivers it as one batch on the
+/// delivery queue, and an optional `tolerance` lets countdowns due close together share a
+/// wake-up.
 public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Sendable {
     // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
     private let table: KeyedCountdowns<TimestampMechanism>
@@ -56,8 +57,8 @@ public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Senda
             name: "timestamp",
             variant: variant(clock: clock, tolerance: tolerance),
             mechanism: "a deadline per countdown; remaining = deadline − \(clock.name) clock now, "
-                + "at ticks from one shared ticker (due times in filing order beside a 4-ary heap, one DispatchSourceTimer on the delivery queue)",
-            threads: "none of its own: one dispatch timer, on the delivery queue, for all countdowns",
+                + "at ticks from one shared ticker (due times in filing order beside a 4-ary heap; a thread that sleeps until the earliest and runs each wake-up on the delivery queue)",
+            threads: "one of its own (countdown-tick), asleep until the earliest due instant, for all countdowns",
             suspension: .keepsDeadline,
             wallClockJump: clock.followsWallClock ? .movesCountdown : .immune,
             capacity: nil,

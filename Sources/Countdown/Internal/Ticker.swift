@@ -1,55 +1,99 @@
 import CountdownSupport
 import Dispatch
+import Foundation
 
 /// The timestamp backend's one timer for every countdown: a ``DueQueue`` of due instants and a
-/// dispatch timer armed for the earliest (plus the tolerance). A wake-up takes everything due,
-/// hands it to the table as one batch under one acquisition of each lock, files again what
-/// continues, re-arms once, and delivers what was decided.
+/// thread of its own that sleeps until the earliest (plus the tolerance). A wake-up takes
+/// everything due, hands it to the table as one batch under one acquisition of each lock,
+/// files again what continues, decides the next wake-up, and delivers what was decided.
 ///
-/// The timer's handler runs on the delivery queue itself, so a wake-up is one thread woken,
-/// not one for the timer and another for the delivery. A slow observer delays the wake-ups as
-/// it delays every delivery, but no countdown loses time: remaining time is read from a clock,
-/// and the wake-up after the stall skips the grid points it missed.
+/// The thread runs each wake-up on the delivery queue with `sync`, which libdispatch runs on
+/// the calling thread when the queue is idle: a wake-up is one thread woken. A dispatch timer
+/// targeting the queue costs two on Linux: libdispatch's manager thread wakes for the timer,
+/// then wakes a worker for the queue (measured here: about 20 µs of CPU each, at a million
+/// countdowns the most of what an event costs). With the main queue as the delivery queue,
+/// the thread waits for the main thread to run the wake-up, as a timer's handler would.
 ///
-/// With a tolerance, the timer is armed for the earliest due instant plus the tolerance, and
+/// A slow observer delays the wake-ups as it delays every delivery, but no countdown loses
+/// time: remaining time is read from a clock, and the wake-up after the stall skips the grid
+/// points it missed.
+///
+/// With a tolerance, the thread sleeps until the earliest due instant plus the tolerance, and
 /// the wake-up takes everything due by then: events come up to the tolerance late, never
-/// early, and countdowns due within a tolerance of each other share one wake-up (Linux
-/// libdispatch ignores a timer's leeway, so the ticker coalesces by itself).
+/// early, and countdowns due within a tolerance of each other share one wake-up.
 ///
 /// In a stream of due instants that stays dense, wake-ups are held 50 µs apart (see
 /// ``WakeUpPacing``): an instant due sooner after the last wake-up waits for the next one.
 final class Ticker: Sendable {
     private struct State {
         var queue = DueQueue()
-        /// What the timer is armed for: decided here, armed once the lock is released.
+        /// What the thread sleeps until: decided here, read by the thread under this lock.
         var arming = TimerArming()
         weak var table: KeyedCountdowns<TimestampMechanism>?
         var isStopped = false
         /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
         var batch: [DueItem] = []
-        /// How soon the timer may fire again.
+        /// How soon the thread may wake up again.
         var pacing = WakeUpPacing()
     }
+
+    /// At most 15 characters: Linux refuses longer thread names.
+    static let threadName = "countdown-tick"
 
     /// In nanoseconds, converted once: a `Duration` is converted by an `Int128` division, and
     /// every start arms.
     private let tolerance: Int64
     private let state = Locked(State())
-    private let timer: OwnedDispatchTimer
+    /// Wakes the thread before its time: a decision for an earlier instant, or the stop.
+    private let wakeUp = DispatchSemaphore(value: 0)
 
     /// - Parameter queue: the delivery queue, where wake-ups run.
     init(tolerance: Duration, queue: DispatchQueue) {
         self.tolerance = tolerance.nanoseconds
-        let wakeUp = WeakTicker()
-        timer = OwnedDispatchTimer(queue: queue) { wakeUp.ticker?.fireDue() }
-        wakeUp.ticker = self
-        timer.activate()
+        let ticker = WeakTicker()
+        ticker.value = self
+        // The thread holds the ticker weakly, and strongly only while it decides or fires: a
+        // scheduler released without a shutdown takes its ticker with it, whose `deinit` wakes
+        // the thread to end.
+        let wakeUp = self.wakeUp
+        Thread { Self.run(ticker, wakeUp: wakeUp, queue: queue) }.start()
     }
 
-    /// Lets the timer's handler reach the ticker without keeping it alive.
+    deinit { wakeUp.signal() }
+
+    /// Lets the thread reach the ticker without keeping it alive.
     private final class WeakTicker: @unchecked Sendable {
-        // Written once, in `init`, before the timer can fire.
-        weak var ticker: Ticker?
+        // Written once, in `init`, before the thread starts.
+        weak var value: Ticker?
+    }
+
+    private enum Step {
+        case sleep(until: MonotonicInstant?)
+        case fire
+        case end
+    }
+
+    private static func run(_ ticker: WeakTicker, wakeUp: DispatchSemaphore, queue: DispatchQueue) {
+        // Named from inside, through pthread: corelibs ignores a name set before `start()`.
+        nameCurrentThread(threadName)
+        while true {
+            guard let step = ticker.value?.nextStep() else { return }
+            switch step {
+            case .sleep(let instant?): _ = wakeUp.wait(timeout: instant.dispatchTime)
+            case .sleep(nil): wakeUp.wait()
+            case .fire: queue.sync { ticker.value?.fireDue() }
+            case .end: return
+            }
+        }
+    }
+
+    /// What the thread does next, decided under the lock.
+    private func nextStep() -> Step {
+        state.withLock { state in
+            guard !state.isStopped else { return .end }
+            guard let armed = state.arming.armedFor else { return .sleep(until: nil) }
+            return MonotonicInstant.now < armed ? .sleep(until: armed) : .fire
+        }
     }
 
     /// The table whose countdowns it drives; set once, before any countdown is armed.
@@ -59,32 +103,27 @@ final class Ticker: Sendable {
 
     /// Called by the driver once the table's lock is released; takes only the ticker's own lock.
     func schedule(_ item: DueItem) {
-        let arm = state.withLock { state in
+        let earlier = state.withLock { state in
             state.queue.insert(item)
             return armIfEarlier(item.due, &state)
         }
-        if let arm { self.arm(arm) }
+        // After the lock: the thread wakes and reads the new decision under it.
+        if earlier { wakeUp.signal() }
     }
 
+    /// Ends the thread: at once if it sleeps, after the wake-up under way if one runs (it may
+    /// wait for the delivery queue, so `stop` does not wait for it: an observer may call it).
     func stop() {
         state.withLock { $0.isStopped = true }
-        timer.cancel()
+        wakeUp.signal()
     }
 
-    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) -> TimerArming.Arm? {
-        guard !state.isStopped else { return nil }
+    private func armIfEarlier(_ due: MonotonicInstant, _ state: inout State) -> Bool {
+        guard !state.isStopped else { return false }
         return state.arming.arm(ifEarlier: state.pacing.earliest(due.adding(nanoseconds: tolerance)))
     }
 
-    /// Arms the timer with no lock held, again when a later decision was overwritten meanwhile.
-    private func arm(_ arm: TimerArming.Arm) {
-        var next: TimerArming.Arm? = arm
-        while let arm = next {
-            timer.schedule(at: arm.instant, repeating: nil)
-            next = state.withLock { $0.arming.armed(arm) }
-        }
-    }
-
+    /// One wake-up, on the delivery queue.
     private func fireDue() {
         let (batch, table) = state.withLock { state in
             state.arming.fired()
@@ -99,23 +138,14 @@ final class Ticker: Sendable {
         var continuing = batch
         // The table's lock is taken once for the whole batch, never with the ticker's held.
         let decided = table.fire(&continuing)
-        let arm = state.withLock { state -> TimerArming.Arm? in
+        state.withLock { state in
             for item in continuing { state.queue.insert(item) }
             continuing.removeAll(keepingCapacity: true)
             state.batch = continuing
-            guard let earliest = state.queue.earliest else { return nil }
-            return armIfEarlier(earliest, &state)
+            // The thread reads this decision when the wake-up returns: no signal needed.
+            if let earliest = state.queue.earliest { _ = armIfEarlier(earliest, &state) }
         }
-        if let arm { self.arm(arm) }
         guard decided else { return }
-        // ThreadSanitizer on Linux does not order a dispatch source's handler with later blocks
-        // on its target queue, so it would report the observers' own state (written here,
-        // read after a sync on the queue) as racing. In a sanitized process the batch takes
-        // the hop it would otherwise save; everything decided above stays under its eyes.
-        if ThreadSanitizer.acquire != nil {
-            table.deliverDecidedLater()
-        } else {
-            table.deliverDecided()
-        }
+        table.deliverDecided()
     }
 }

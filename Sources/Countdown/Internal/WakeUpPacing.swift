@@ -2,8 +2,8 @@
 /// instants; in a stream that has stayed dense, not within ``window`` of the last wake-up.
 ///
 /// With a million countdowns spread over a 1 s tick an instant is due every microsecond, and a
-/// timer armed for the next one fired as soon as a wake-up ended, each fire a wake-up of
-/// libdispatch's manager thread and of the queue's. Held ``window`` apart, each wake-up takes
+/// timer armed for the next one fired as soon as a wake-up ended (then a dispatch timer, each
+/// fire a wake-up of libdispatch's manager thread and of the queue's). Held ``window`` apart, each wake-up takes
 /// what came due meanwhile (measured in the same hour, a million `timestamp(continuous)`
 /// countdowns at 1 s ticks, spread: the process's wake-ups 47 000-53 000 -> 34 000-36 000 a
 /// second, CPU per event 0.56-0.64 -> 0.53 µs, tick lateness p50 8-9 -> 41-42 µs). A stream of
