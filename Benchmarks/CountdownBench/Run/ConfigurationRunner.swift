@@ -33,7 +33,7 @@ struct ConfigurationRunner {
         var hitTimeLimit = false
         /// CPU over the whole window, while `start` was being called (the starter's pacing
         /// included), and from each round's last start to its end with the events delivered in
-        /// it: the cost of counting down alone. The floor thread's CPU is left out.
+        /// it: the cost of counting down alone. The floor and sampler threads' CPU is left out.
         var cpu: UInt64 = 0
         var startPhaseCPU: UInt64 = 0
         var steadyCPU: UInt64 = 0
@@ -70,6 +70,7 @@ struct ConfigurationRunner {
         let threadsBefore = ThreadTimes.now()
         let before = ProcessUsage.now()
         let floorBefore = floor.cpuNanoseconds
+        let samplerBefore = sampler.ownCPU
         let first = SystemClocks.monotonic()
         for _ in 0..<settings.rounds(for: step.count) {
             round(on: scheduler, delivery: delivery, floor: floor, sampler: sampler, into: &tally)
@@ -78,6 +79,7 @@ struct ConfigurationRunner {
         let end = SystemClocks.monotonic()
         let after = ProcessUsage.now()
         let floorCPU = floor.cpuNanoseconds - floorBefore
+        let samplerCPU = sampler.ownCPU - samplerBefore
         let machineAfter = SystemCPUTimes.now()
         let threadsAfter = ThreadTimes.now()
         tally.windowFloor = floor.stop()
@@ -86,7 +88,7 @@ struct ConfigurationRunner {
         delivery.sync {}
 
         tally.window = end - first
-        tally.cpu = Self.saturating(after.cpuNanoseconds - before.cpuNanoseconds, minus: floorCPU)
+        tally.cpu = Self.saturating(after.cpuNanoseconds - before.cpuNanoseconds, minus: floorCPU + samplerCPU)
         tally.contextSwitches = after.contextSwitches - before.contextSwitches
         tally.peakThreads = peaks.threads
         tally.poolWait = peaks.poolWait
@@ -108,7 +110,10 @@ struct ConfigurationRunner {
         let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
         let limit = UInt64(settings.timeLimit(for: step.pattern).nanoseconds)
         let spread = step.pattern == .spread ? UInt64(settings.tick.nanoseconds) : 0
-        func cpu() -> UInt64 { Self.saturating(ProcessUsage.now().cpuNanoseconds, minus: floor.cpuNanoseconds) }
+        // The benchmark's own floor and sampler threads are left out: their wake-ups are too.
+        func cpu() -> UInt64 {
+            Self.saturating(ProcessUsage.now().cpuNanoseconds, minus: floor.cpuNanoseconds + sampler.ownCPU)
+        }
 
         let before = cpu()
         let first = SystemClocks.monotonic()
