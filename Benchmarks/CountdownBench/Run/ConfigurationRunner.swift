@@ -69,8 +69,7 @@ struct ConfigurationRunner {
         let machineBefore = SystemCPUTimes.now()
         let threadsBefore = ThreadTimes.now()
         let before = ProcessUsage.now()
-        let floorBefore = floor.cpuNanoseconds
-        let samplerBefore = sampler.ownCPU
+        let ownThreadsBefore = Self.ownThreadsCPU(floor, sampler)
         let first = SystemClocks.monotonic()
         for _ in 0..<settings.rounds(for: step.count) {
             round(on: scheduler, delivery: delivery, floor: floor, sampler: sampler, into: &tally)
@@ -78,8 +77,7 @@ struct ConfigurationRunner {
         }
         let end = SystemClocks.monotonic()
         let after = ProcessUsage.now()
-        let floorCPU = floor.cpuNanoseconds - floorBefore
-        let samplerCPU = sampler.ownCPU - samplerBefore
+        let ownThreadsCPU = Self.ownThreadsCPU(floor, sampler) - ownThreadsBefore
         let machineAfter = SystemCPUTimes.now()
         let threadsAfter = ThreadTimes.now()
         tally.windowFloor = floor.stop()
@@ -88,7 +86,7 @@ struct ConfigurationRunner {
         delivery.sync {}
 
         tally.window = end - first
-        tally.cpu = Self.saturating(after.cpuNanoseconds - before.cpuNanoseconds, minus: floorCPU + samplerCPU)
+        tally.cpu = Self.saturating(after.cpuNanoseconds - before.cpuNanoseconds, minus: ownThreadsCPU)
         tally.contextSwitches = after.contextSwitches - before.contextSwitches
         tally.peakThreads = peaks.threads
         tally.poolWait = peaks.poolWait
@@ -110,10 +108,7 @@ struct ConfigurationRunner {
         let recorder = EventRecorder(count: count, tick: settings.tick, duration: settings.duration)
         let limit = UInt64(settings.timeLimit(for: step.pattern).nanoseconds)
         let spread = step.pattern == .spread ? UInt64(settings.tick.nanoseconds) : 0
-        // The benchmark's own floor and sampler threads are left out: their wake-ups are too.
-        func cpu() -> UInt64 {
-            Self.saturating(ProcessUsage.now().cpuNanoseconds, minus: floor.cpuNanoseconds + sampler.ownCPU)
-        }
+        func cpu() -> UInt64 { Self.saturating(ProcessUsage.now().cpuNanoseconds, minus: Self.ownThreadsCPU(floor, sampler)) }
 
         let before = cpu()
         let first = SystemClocks.monotonic()
@@ -218,6 +213,13 @@ struct ConfigurationRunner {
             max(0, (process - earlier.process) - (floor - earlier.floor) - (sampler - earlier.sampler)
                 - (starter - earlier.starter))
         }
+    }
+
+    /// The CPU the benchmark's own floor and sampler threads have used so far, each as of its
+    /// last wake-up: left out of every CPU figure, as their wake-ups are left out of the
+    /// scheduler's.
+    static func ownThreadsCPU(_ floor: FloorProbe, _ sampler: ResourceSampler) -> UInt64 {
+        floor.cpuNanoseconds + sampler.ownCPU
     }
 
     /// `a − b`, or 0 when b is larger: the process's CPU (getrusage) and the floor thread's

@@ -322,9 +322,6 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         settings.deliveryQueue.async { [self] in drain(lingering: mechanism.deliveryMayLinger) }
     }
 
-    /// Delivers every event decided so far with a hop to the delivery queue.
-    func deliverDecidedLater() { queueDrain() }
-
     /// Delivers every event decided so far, at once; only on the delivery queue.
     func deliverDecided() {
         dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
