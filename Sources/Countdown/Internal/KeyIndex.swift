@@ -20,8 +20,9 @@ struct KeyIndex {
     private static var shardBits: Int { 6 }
     private var shards = [Shard](repeating: Shard(), count: 1 << KeyIndex.shardBits)
     private(set) var count = 0
-    /// Seeded once per index.
-    private let hasher: KeyHash
+    /// Seeded once per index, and kept when the index is emptied: a hash computed before a
+    /// lock was taken stays this index's.
+    let hasher: KeyHash
 
     init(hasher: KeyHash = KeyHash()) {
         self.hasher = hasher

@@ -21,6 +21,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     let settings: SchedulerSettings
     let mechanism: Mechanism
     private let table: Locked<Table>
+    /// The table's key hash, which never changes: a call hashes its key before the lock.
+    private let keyHash: KeyHash
     /// The events decided, for the delivery queue: a lock of its own, taken after the table's
     /// is released, so a drain never waits for a decision.
     private let outbox = Locked(Outbox())
@@ -39,10 +41,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     init(settings: SchedulerSettings, mechanism: Mechanism) {
         self.settings = settings
         self.mechanism = mechanism
-        table = Locked(Table(rules: .init(
+        let table = Table(rules: .init(
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
             keepsHandles: mechanism.keepsHandles, keepsHandleWhilePaused: mechanism.keepsHandleWhilePaused,
-            disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown)))
+            disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown))
+        keyHash = table.keyHash
+        self.table = Locked(table)
         mechanism.bind(to: self)
     }
 
@@ -51,9 +55,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
     {
+        // Hashed before the lock, and its index line fetched while the clocks are read.
+        let hash = KeyIndex.Hash(value: keyHash(key))
         let slot = ObserverSlot(observer)
         var decision = try table.withLock { table throws(CountdownError) in
-            try table.start(key: key, duration: duration, observer: slot, now: mechanism.now())
+            table.prefetch(hash)
+            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now())
         }
         let answer = decision.answer
         carryOut(&decision.actions)
@@ -95,7 +102,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     func cancel(key: String) -> Bool {
         // Without a queue of deliveries (virtual time), nothing drops a retired observer soon.
         let delivered = mechanism.queuesDeliveries ? deliveredBelow.word.load(ordering: .acquiring) : 0
-        var decision = table.withLock { $0.cancel(key: key, deliveredBelow: delivered) }
+        let hash = KeyIndex.Hash(value: keyHash(key))
+        var decision = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
