@@ -13,8 +13,8 @@ struct CompareCommand {
         (0.2 ms for a p99, 2 points of CPU, …), and, when both runs have repeats, when every
         new repeat is worse than every old one. Improvements likewise. A percentile its samples
         do not resolve in either run, a configuration marked NOISY or DISTURBED in either run,
-        and the machine's own figure (the floor thread's CPU per wake-up) are shown but never
-        decide the exit status. Every figure is better lower. A note says so when the two runs'
+        the machine's own figure (the floor thread's CPU per wake-up) and the ratio over it are
+        shown but never decide the exit status (CPU per wake-up decides alone). Every figure is better lower. A note says so when the two runs'
         memory (a dependent load, measured before each repeat) differed more than 1.5×: the
         machine, not the build, then moves the figures at large N.
 
@@ -98,6 +98,7 @@ struct CompareCommand {
             for figure in Figure.allCases {
                 guard let a = before[figure], let b = configuration[figure] else { continue }
                 let caveat: String? = figure.describesMachine ? "the machine"
+                    : figure.dividesByMachine ? "over the machine's"
                     : !a.isResolved || !b.isResolved ? "too few samples"
                     : before.isNoisy || configuration.isNoisy ? "noisy"
                     : before.isDisturbed || configuration.isDisturbed ? "disturbed" : nil

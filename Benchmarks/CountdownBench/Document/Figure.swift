@@ -49,6 +49,10 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// the machine changed between two runs, never how the backend did.
     var describesMachine: Bool { self == .floorCPUPerWakeUp }
 
+    /// Divided by the machine's own figure: it moves when the machine's cost moves, and its
+    /// numerator (``cpuPerWakeUp``) says on its own how the backend did.
+    var dividesByMachine: Bool { self == .wakeUpFloorRatio }
+
     var unit: FigureUnit {
         switch self {
         case .tickP50, .tickP90, .tickP99, .tickP999, .tickMax, .finishP50, .finishP99, .startDelayP50,

@@ -6,9 +6,11 @@ import Testing
 @Suite(.dedicatedThread) struct CompareCommandTests {
     /// A run of one configuration whose repeats had these p99s and this CPU.
     func document(p99s: [Double], cpu: Double = 10, floorWakeUp: Double = 12, samples: Int = 2000) -> RunDocument {
+        let wakeUp = 24.0, ratio = wakeUp / floorWakeUp
         let repeats = p99s.map { p99 in
             RunDocument.Repeat(
-                figures: [.tickP99: p99, .cpu: cpu, .floorCPUPerWakeUp: floorWakeUp], lowerBounds: [], outcome: .complete,
+                figures: [.tickP99: p99, .cpu: cpu, .floorCPUPerWakeUp: floorWakeUp, .cpuPerWakeUp: wakeUp, .wakeUpFloorRatio: ratio],
+                lowerBounds: [], outcome: .complete,
                 counts: .init(
                     countdowns: 10, started: 10, finished: 10, notStarted: 0, neverTicked: 0, ticks: 40,
                     repeatedGridPoints: 0, startPhaseMs: 1, windowMs: 1000, rounds: 1, hitTimeLimit: false,
@@ -23,6 +25,12 @@ import Testing
             .floorCPUPerWakeUp: .init(
                 value: floorWakeUp, samples: p99s.count, isLowerBound: false, isResolved: true,
                 repeats: multiple ? Spread(p99s.map { _ in floorWakeUp }) : nil),
+            .cpuPerWakeUp: .init(
+                value: wakeUp, samples: p99s.count, isLowerBound: false, isResolved: true,
+                repeats: multiple ? Spread(p99s.map { _ in wakeUp }) : nil),
+            .wakeUpFloorRatio: .init(
+                value: ratio, samples: p99s.count, isLowerBound: false, isResolved: true,
+                repeats: multiple ? Spread(p99s.map { _ in ratio }) : nil),
         ]
         return RunDocument(
             machine: Machine(cpuModel: "test CPU", cores: 2, kernel: "test", swiftVersion: "6.3", buildConfiguration: "release"),
@@ -86,6 +94,10 @@ import Testing
         #expect(try compare(base, document(p99s: [1.0, 4.0, 4.2])) == 0, "noisy repeats (1 ms to 4.2 ms) decide nothing")
         #expect(try compare(base, document(p99s: [1.0, 1.1, 1.2], floorWakeUp: 36)) == 0,
                 "the machine's own wake-up cost tripled: shown, never the backend's regression")
+        var output = StandardStreams(capturing: true)
+        #expect(try compare(base, document(p99s: [1.0, 1.1, 1.2], floorWakeUp: 6), output: &output) == 0,
+                "the machine's wake-up cost halved, the backend's the same: the ratio doubled, and is not a regression")
+        #expect(output.captured?.contains("over the machine's") == true, "\(output.captured ?? "")")
     }
 
     /// Version 1 files (pretty-printed, figures as medians by name, histograms per repeat) are
