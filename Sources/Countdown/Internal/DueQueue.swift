@@ -100,39 +100,33 @@ struct DueQueue {
     }
 }
 
-/// Due items in filing order: appended at the back, taken from the front, in chunks of 4 096
-/// that never move. A ring that doubled copied every item and faulted in a buffer twice the
-/// size, under the ticker's lock (at a million countdowns, 24 MB while every fire waited); a
-/// chunk is 64 KB, one allocation the heap reuses, and an emptied one is kept for the next.
+/// A ring of due items in filing order: appended at the back, taken from the front, grown by
+/// doubling (the only copy an item ever sees).
 private struct DueRun {
-    static var chunkSize: Int { 4096 }
-    private var chunks: [ContiguousArray<DueItem>] = []
-    /// The first chunk's items before it are taken.
+    private var slots: [DueItem] = []
     private var head = 0
-    private var spare: ContiguousArray<DueItem>?
     private(set) var count = 0
 
-    var first: DueItem? { count == 0 ? nil : chunks[0][head] }
-    var last: DueItem? { count == 0 ? nil : chunks[chunks.count - 1].last }
+    var first: DueItem? { count == 0 ? nil : slots[head] }
+    var last: DueItem? { count == 0 ? nil : slots[(head + count - 1) & (slots.count - 1)] }
 
     mutating func append(_ item: DueItem) {
-        if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
-            var chunk = spare.take() ?? []
-            chunk.reserveCapacity(Self.chunkSize)
-            chunks.append(chunk)
-        }
-        chunks[chunks.count - 1].append(item)
+        if count == slots.count { grow() }
+        slots[(head + count) & (slots.count - 1)] = item
         count += 1
     }
 
     mutating func removeFirst() {
-        head += 1
+        head = (head + 1) & (slots.count - 1)
         count -= 1
-        // The first chunk is spent once every item it will ever hold was taken.
-        guard head == chunks[0].count, head == Self.chunkSize || count == 0 else { return }
-        var spent = chunks.removeFirst()
-        spent.removeAll(keepingCapacity: true)
-        spare = spent
+    }
+
+    /// Doubles the ring (at least 16), its items moved to the front in order.
+    private mutating func grow() {
+        let vacant = DueItem(due: MonotonicInstant(nanoseconds: 0), index: 0, arm: 0)
+        var grown = [DueItem](repeating: vacant, count: max(16, slots.count * 2))
+        for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
+        slots = grown
         head = 0
     }
 }
