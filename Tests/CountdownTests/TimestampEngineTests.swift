@@ -73,6 +73,34 @@ struct TimestampEngineTests {
         #expect(popped.count > 3_000 && sawHeap && sawRun, "both the run and the heap held items (\(popped.count) popped)")
     }
 
+    @Test("items filed in due order leave in filing order across the run's growths and wraps, as the queue drains and fills again")
+    func dueRunKeepsFilingOrderAcrossGrowths() {
+        var queue = DueQueue()
+        var filed: UInt64 = 0
+        var popped: [DueItem] = []
+        func file(_ count: Int) {
+            for _ in 0..<count {
+                queue.insert(DueItem(due: MonotonicInstant(nanoseconds: filed), index: UInt32(truncatingIfNeeded: filed), arm: 1))
+                filed += 1
+            }
+        }
+        // Filed past several doublings, popped part way (the front moves), filed again (the
+        // back wraps, then the ring grows with its front mid-buffer), drained to empty, then
+        // filed once more into the emptied queue.
+        file(10_000)
+        queue.popDue(at: MonotonicInstant(nanoseconds: 4_095), into: &popped)
+        file(5_000)
+        queue.popDue(at: MonotonicInstant(nanoseconds: 12_287), into: &popped)
+        #expect(queue.count == 15_000 - 12_288 && queue.earliest?.nanoseconds == 12_288)
+        file(20_000)
+        queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped)
+        #expect(queue.count == 0 && queue.earliest == nil)
+        file(3)
+        queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped)
+        #expect(queue.heapCount == 0, "every item was filed in due order: none went to the heap")
+        #expect(popped.map(\.due.nanoseconds) == Array(0..<filed), "each once, in filing order")
+    }
+
     @Test("a tolerance is declared in the profile; one out of range is refused with a typed error")
     func toleranceIsDeclaredAndChecked() throws {
         let scheduler = try TimestampScheduler(tickInterval: .milliseconds(100), tolerance: .milliseconds(10))
