@@ -29,34 +29,55 @@ enum ProfileSlowObserverCheck {
             h.settle(block)
             window.withLock { $0 = (start, h.now()) }
         }
+        // The control: the same countdown on a fresh scheduler whose delivery queue nothing
+        // blocks. Late as well, it says the process stalled (a starved thread pool, a frozen
+        // machine), which the block did not cause: no verdict then, rather than a wrong one.
+        let control = try c.makeScheduler(tick: tick)
+        let controlLog = control.recorder()
+        try control.scheduler.start(key: "control", duration: duration, observer: controlLog.observer)
         for (i, log) in others.enumerated() {
             try h.scheduler.start(key: "k\(i)", duration: duration, observer: log.observer)
         }
         // Generous: a backend whose workers wait for pool threads (operation-queue beside other
         // work in the process) may start them seconds late, which is not what is judged here.
-        guard c.expect(h.waitUntil(timeout: .seconds(30)) { others.allSatisfy { !$0.finishes.isEmpty } },
-                       "the other countdowns never finished within 30 s"),
+        guard c.expect(h.waitUntil(timeout: .seconds(30)) {
+                  others.allSatisfy { !$0.finishes.isEmpty } && !controlLog.finishes.isEmpty
+              }, "the other countdowns never finished within 30 s"),
               let (blockStart, blockEnd) = window.withLock({ $0 })
         else {
             c.fail("the slow observer was never called after the others' first fires")
             return
         }
+        /// How late a countdown finished, against its deadline as its first fire after the
+        /// start placed it (a worker that began late moves both alike).
+        func finishLateness(of log: Recorder) -> Int64? {
+            let ticks = log.ticks
+            guard ticks.count >= 2, let finish = log.finishes.first else { return nil }
+            return Int64(finish.at) - Int64(ticks[1].at + nanoseconds(duration - tick))
+        }
         var lateness: [Int64] = []
         for log in others {
-            let ticks = log.ticks
-            guard ticks.count >= 2, let finish = log.finishes.first, ticks[1].at < blockStart else { continue }
-            let deadline = ticks[1].at + nanoseconds(duration - tick)
-            // A countdown whose deadline the block covered cannot tell a stall from a delay.
-            guard blockEnd < deadline else { continue }
+            guard let late = finishLateness(of: log), log.ticks[1].at < blockStart,
+                // A countdown whose deadline the block covered cannot tell a stall from a delay.
+                blockEnd < log.ticks[1].at + nanoseconds(duration - tick)
+            else { continue }
             // Timing kept: the block ends before the deadline, so the finish is on time.
             // Counting stalled: the finish comes about the block's length late.
-            lateness.append(Int64(finish.at) - Int64(deadline))
+            lateness.append(late)
         }
         guard let worst = lateness.max() else {
             c.inconclusive("no countdown fired before the block and finished after it")
             return
         }
-        c.figure("one observer blocked the delivery queue \(DurationText.nanoseconds(Double(blockEnd - blockStart))); the others finished up to \(DurationText.nanoseconds(Double(worst))) late")
+        guard let controlLate = finishLateness(of: controlLog) else {
+            c.inconclusive("the control countdown, on a scheduler whose delivery nothing blocked, ticked fewer than twice")
+            return
+        }
+        c.figure("one observer blocked the delivery queue \(DurationText.nanoseconds(Double(blockEnd - blockStart))); the others finished up to \(DurationText.nanoseconds(Double(worst))) late, the control \(DurationText.nanoseconds(Double(controlLate)))")
+        guard controlLate < 150_000_000 else {
+            c.inconclusive("the control, on a scheduler whose delivery nothing blocked, finished \(DurationText.nanoseconds(Double(controlLate))) late as well: the process stalled, not the observer")
+            return
+        }
         let observed: CountdownProfile.SlowObserver
         switch worst {
         case ..<150_000_000: observed = .delaysDeliveryOnly
