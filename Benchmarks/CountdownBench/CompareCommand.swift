@@ -14,9 +14,10 @@ struct CompareCommand {
         new repeat is worse than every old one. Improvements likewise. A percentile its samples
         do not resolve in either run, a configuration marked NOISY or DISTURBED in either run,
         the machine's own figure (the floor thread's CPU per wake-up) and the ratio over it are
-        shown but never decide the exit status (CPU per wake-up decides alone). Every figure is better lower. A note says so when the two runs'
-        memory (a dependent load, measured before each repeat) differed more than 1.5×: the
-        machine, not the build, then moves the figures at large N.
+        shown but never decide the exit status (CPU per wake-up decides alone). Every figure is
+        better lower. A note says so when the two runs' memory (a dependent load, measured
+        before each repeat) differed more than 1.5×: the machine, not the build, then moves the
+        figures at large N.
 
         OPTIONS:
           --threshold PCT   The relative change that counts (default 10).

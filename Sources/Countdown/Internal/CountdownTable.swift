@@ -157,16 +157,16 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: slot, now: now)
     }
 
-    /// The hash every key gets, the same for the table's whole life: a caller may compute a
-    /// key's before it takes the table's lock.
-    var keyHash: KeyHash { indexByKey.hasher }
+    /// What hashes every key, the same for the table's whole life: a caller may hash a key
+    /// before it takes the table's lock.
+    var keyHasher: KeyHash { indexByKey.hasher }
 
     /// Hints that `hash`'s key is looked up soon: the line its probe begins at is fetched while
     /// the caller does something else (reads the clocks). At a million keys the index is
     /// megabytes, and that line a miss of 130–180 ns on this kind of machine.
     func prefetch(_ hash: KeyIndex.Hash) { indexByKey.prefetchHome(hash) }
 
-    /// `hash`: `keyHash`'s hash of `key`.
+    /// `hash`: `key` hashed by `keyHasher`.
     mutating func start(key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment)
         throws(CountdownError) -> Decision<CountdownStart>
     {
@@ -218,7 +218,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         cancel(key: key, hash: indexByKey.hash(key), deliveredBelow: deliveredBelow)
     }
 
-    /// `hash`: `keyHash`'s hash of `key`.
+    /// `hash`: `key` hashed by `keyHasher`.
     mutating func cancel(key: String, hash: KeyIndex.Hash, deliveredBelow: UInt64 = 0) -> Decision<Bool> {
         let probe = probe(key, hash)
         guard let index = probe.place else { return Decision(answer: false) }
@@ -551,6 +551,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         probe(key, indexByKey.hash(key))
     }
 
+    /// `hash`: `key` hashed by `keyHasher`, before the lock.
     private func probe(_ key: String, _ hash: KeyIndex.Hash) -> KeyIndex.Probe {
         indexByKey.probe(hash) { places[Int($0)].key == key }
     }

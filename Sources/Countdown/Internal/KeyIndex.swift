@@ -29,7 +29,7 @@ struct KeyIndex {
     }
 
     /// `key`'s hash, for a probe.
-    func hash(_ key: String) -> Hash { Hash(value: hasher(key)) }
+    func hash(_ key: String) -> Hash { Hash(key, hasher: hasher) }
 
     /// A key's hash, computed once: its low bits choose the shard, its high 32 the bucket and
     /// the tag kept in the entry.
@@ -37,6 +37,9 @@ struct KeyIndex {
         let value: UInt64
 
         init(value: UInt64) { self.value = value }
+
+        /// `key` hashed by `hasher`: an index's hash when it is the index's ``KeyIndex/hasher``.
+        init(_ key: String, hasher: KeyHash) { value = hasher(key) }
 
         fileprivate var shard: Int { Int(truncatingIfNeeded: value) & ((1 << KeyIndex.shardBits) - 1) }
         fileprivate var tag: UInt32 { UInt32(truncatingIfNeeded: value >> 32) }

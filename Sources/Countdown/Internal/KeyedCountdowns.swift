@@ -21,8 +21,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     let settings: SchedulerSettings
     let mechanism: Mechanism
     private let table: Locked<Table>
-    /// The table's key hash, which never changes: a call hashes its key before the lock.
-    private let keyHash: KeyHash
+    /// The table's key hasher, which never changes: a call hashes its key before the lock.
+    private let keyHasher: KeyHash
     /// The events decided, for the delivery queue: a lock of its own, taken after the table's
     /// is released, so a drain never waits for a decision.
     private let outbox = Locked(Outbox())
@@ -45,7 +45,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
             keepsHandles: mechanism.keepsHandles, keepsHandleWhilePaused: mechanism.keepsHandleWhilePaused,
             disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown))
-        keyHash = table.keyHash
+        keyHasher = table.keyHasher
         self.table = Locked(table)
         mechanism.bind(to: self)
     }
@@ -56,7 +56,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         throws(CountdownError) -> CountdownStart
     {
         // Hashed before the lock, and its index line fetched while the clocks are read.
-        let hash = KeyIndex.Hash(value: keyHash(key))
+        let hash = KeyIndex.Hash(key, hasher: keyHasher)
         let slot = ObserverSlot(observer)
         var decision = try table.withLock { table throws(CountdownError) in
             table.prefetch(hash)
@@ -102,7 +102,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     func cancel(key: String) -> Bool {
         // Without a queue of deliveries (virtual time), nothing drops a retired observer soon.
         let delivered = mechanism.queuesDeliveries ? deliveredBelow.word.load(ordering: .acquiring) : 0
-        let hash = KeyIndex.Hash(value: keyHash(key))
+        let hash = KeyIndex.Hash(key, hasher: keyHasher)
         var decision = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered) }
         let answer = decision.answer
         carryOut(&decision.actions)

@@ -18,6 +18,8 @@ enum ProfileSlowObserverCheck {
         let h = try c.makeScheduler(tick: tick)
         let declared = h.scheduler.profile.slowObserver
         let block = Duration.milliseconds(400), duration = Duration.seconds(3)
+        // Late by less than this (ns), a finish kept its time; by 300 ms or more, it lost the block's.
+        let onTime: Int64 = 150_000_000
         let others = (0..<5).map { _ in h.recorder() }
         let window = Locked<(start: UInt64, end: UInt64)?>(nil)
         try h.scheduler.start(key: "slow", duration: .seconds(10)) { _ in
@@ -42,45 +44,44 @@ enum ProfileSlowObserverCheck {
         // work in the process) may start them seconds late, which is not what is judged here.
         guard c.expect(h.waitUntil(timeout: .seconds(30)) {
                   others.allSatisfy { !$0.finishes.isEmpty } && !controlLog.finishes.isEmpty
-              }, "the other countdowns never finished within 30 s"),
+              }, "the other countdowns or the control never finished within 30 s"),
               let (blockStart, blockEnd) = window.withLock({ $0 })
         else {
             c.fail("the slow observer was never called after the others' first fires")
             return
         }
-        /// How late a countdown finished, against its deadline as its first fire after the
-        /// start placed it (a worker that began late moves both alike).
-        func finishLateness(of log: Recorder) -> Int64? {
+        /// A countdown's deadline as its first fire after the start placed it (a worker that
+        /// began late moves both alike), the instant of that fire, and how late it finished.
+        func finish(of log: Recorder) -> (firstFire: UInt64, deadline: UInt64, lateness: Int64)? {
             let ticks = log.ticks
             guard ticks.count >= 2, let finish = log.finishes.first else { return nil }
-            return Int64(finish.at) - Int64(ticks[1].at + nanoseconds(duration - tick))
+            let deadline = ticks[1].at + nanoseconds(duration - tick)
+            return (ticks[1].at, deadline, Int64(finish.at) - Int64(deadline))
         }
         var lateness: [Int64] = []
         for log in others {
-            guard let late = finishLateness(of: log), log.ticks[1].at < blockStart,
-                // A countdown whose deadline the block covered cannot tell a stall from a delay.
-                blockEnd < log.ticks[1].at + nanoseconds(duration - tick)
-            else { continue }
+            // A countdown whose deadline the block covered cannot tell a stall from a delay.
+            guard let f = finish(of: log), f.firstFire < blockStart, blockEnd < f.deadline else { continue }
             // Timing kept: the block ends before the deadline, so the finish is on time.
             // Counting stalled: the finish comes about the block's length late.
-            lateness.append(late)
+            lateness.append(f.lateness)
         }
         guard let worst = lateness.max() else {
             c.inconclusive("no countdown fired before the block and finished after it")
             return
         }
-        guard let controlLate = finishLateness(of: controlLog) else {
+        guard let controlLate = finish(of: controlLog)?.lateness else {
             c.inconclusive("the control countdown, on a scheduler whose delivery nothing blocked, ticked fewer than twice")
             return
         }
         c.figure("one observer blocked the delivery queue \(DurationText.nanoseconds(Double(blockEnd - blockStart))); the others finished up to \(DurationText.nanoseconds(Double(worst))) late, the control \(DurationText.nanoseconds(Double(controlLate)))")
-        guard controlLate < 150_000_000 else {
+        guard controlLate < onTime else {
             c.inconclusive("the control, on a scheduler whose delivery nothing blocked, finished \(DurationText.nanoseconds(Double(controlLate))) late as well: the process stalled, not the observer")
             return
         }
         let observed: CountdownProfile.SlowObserver
         switch worst {
-        case ..<150_000_000: observed = .delaysDeliveryOnly
+        case ..<onTime: observed = .delaysDeliveryOnly
         case 300_000_000...: observed = .stallsCountdowns
         default:
             c.inconclusive("finishes \(DurationText.nanoseconds(Double(worst))) late: between on time and the block's length")
