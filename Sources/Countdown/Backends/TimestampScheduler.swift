@@ -109,7 +109,8 @@ struct TimestampMechanism: CountdownMechanism {
     var keepsHandles: Bool { false }
 
     /// Its wake-ups run on the delivery queue: one that comes while a drain lingers runs when
-    /// the drain ends, within a gather.
+    /// the drain hands the queue back, within a turn (half a millisecond), however long the
+    /// stream of events stays dense.
     var deliveryMayLinger: Bool { true }
 
     func shutdown() { ticker.stop() }

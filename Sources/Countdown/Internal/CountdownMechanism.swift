@@ -59,8 +59,9 @@ protocol CountdownMechanism: Sendable {
     /// Whether a drain of the delivery queue may linger, asleep, for tens of microseconds in a
     /// dense stream of events rather than end and be queued (its thread woken) for the next
     /// one. True only for a mechanism whose wake-ups run on the delivery queue itself: a
-    /// lingering drain holds that queue, and a mechanism with a timer thread of its own would
-    /// wait for it (seen, when it spun: dispatch-source's bursts of ticks came later).
+    /// lingering drain holds that queue (handing it back every half millisecond), and a
+    /// mechanism with a timer thread of its own would wait for it (seen, when it spun:
+    /// dispatch-source's bursts of ticks came later).
     var deliveryMayLinger: Bool { get }
     /// Whether ``shutdown()`` needs each countdown disarmed first. A mechanism whose shutdown
     /// takes every timer down at once says false, and is spared N disarms (the run loop's cost

@@ -326,11 +326,14 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
 
     // MARK: - Delivery (on the delivery queue)
 
-    private func queueDrain() {
-        settings.deliveryQueue.async { [self] in drain(lingering: mechanism.deliveryMayLinger) }
+    /// `continuing`: queued by a lingering drain that handed the queue back (``turn``): it
+    /// lingers on, in the same dense stream.
+    private func queueDrain(continuing: Bool = false) {
+        settings.deliveryQueue.async { [self] in drain(lingering: mechanism.deliveryMayLinger, continuing: continuing) }
     }
 
-    /// Delivers every event decided so far, at once; only on the delivery queue.
+    /// Delivers every event decided so far, at once (after a ``turn``, what is left goes to a
+    /// drain queued again); only on the delivery queue.
     func deliverDecided() {
         dispatchPrecondition(condition: .onQueue(settings.deliveryQueue))
         drain(lingering: false)
@@ -349,19 +352,31 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// core. One sleep, one wake-up, covers every event decided meanwhile.
     private static var gather: UInt64 { 20_000 }
 
+    /// How long a drain holds the delivery queue, between two batches, before it hands it back:
+    /// it queues itself again and ends, so that whatever was queued behind it runs first (the
+    /// ticker's wake-up, which waits for the queue; an app's own work on its main queue).
+    /// Without it, a drain in a stream that stayed dense held every wake-up until the stream
+    /// ended: ticks came the whole stream late (770 ms behind a second of starts and cancels).
+    /// A turn costs one `async`: a microsecond or so every half millisecond. (A batch is
+    /// delivered whole: a slow observer still delays what comes after it.)
+    private static var turn: UInt64 { 500_000 }
+
     /// Delivers everything decided so far, in order, and what is decided while it runs, until
     /// nothing is left. A slot revoked meanwhile (cancel, attach, shutdown) stays silent.
     ///
-    /// `lingering`: when this drain was queued within ``linger`` of the last one's end, it
-    /// sleeps ``gather`` and looks again before it ends, so that a dense stream of events (a
-    /// million starts in a second) costs a wake-up per gather, not per event. Only for a
-    /// mechanism that says ``CountdownMechanism/deliveryMayLinger``.
-    private func drain(lingering: Bool) {
+    /// After a ``turn`` it hands the queue back, and a drain queued again goes on; not in
+    /// virtual time (no queued deliveries), where `advance` returns once everything due ran.
+    ///
+    /// `lingering`: when this drain was queued within ``linger`` of the last one's end (or by a
+    /// lingering drain, `continuing`), it sleeps ``gather`` and looks again before it ends, so
+    /// that a dense stream of events (a million starts in a second) costs a wake-up per gather,
+    /// not per event. Only for a mechanism that says ``CountdownMechanism/deliveryMayLinger``.
+    private func drain(lingering: Bool, continuing: Bool = false) {
         let began = SystemClocks.monotonic()
         outboxFilled.word.store(0, ordering: .relaxed)
         var batch = Outbox.Batch()
         var (previousHold, dense) = outbox.withLock { outbox in
-            let dense = began &- outbox.lastDrainEnd < Self.linger
+            let dense = continuing || began &- outbox.lastDrainEnd < Self.linger
             // Stays queued only if it will linger: a drain that found nothing and ends at once
             // must leave the next absorb (or retire) to queue another.
             outbox.take(into: &batch, staying: lingering && dense)
@@ -402,8 +417,14 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
                 return
             }
-            outboxFilled.word.store(0, ordering: .relaxed)
             let staying = lingering && dense
+            if mechanism.queuesDeliveries && previousHold == nil && SystemClocks.monotonic() &- began >= Self.turn {
+                // The outbox counts a drain as queued until one ends with nothing pending: here
+                // it still does (the last take found events, or stayed), and one is queued.
+                queueDrain(continuing: staying)
+                return
+            }
+            outboxFilled.word.store(0, ordering: .relaxed)
             outbox.withLock { $0.take(into: &batch, staying: staying) }
         }
     }
