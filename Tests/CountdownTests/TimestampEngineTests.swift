@@ -237,6 +237,31 @@ struct TimestampEngineTests {
                 "\(during.count) ticks heard of the \(due) due in a \(Double(ended &- began) / 1e6) ms stream of \(pairs) starts and cancels")
     }
 
+    @Test("a drain that hands the queue back first delivers what was decided before: a block queued after a start finds its tick heard")
+    func handingBackKeepsOneHop() throws {
+        let delivery = DispatchQueue(label: "test.hand-back.delivery")
+        let scheduler = try TimestampScheduler(tickInterval: .seconds(60), clock: .continuous, deliveryQueue: delivery)
+        defer { scheduler.shutdown() }
+        let entered = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0)
+        // The first observer holds the drain past its turn, inside its first delivery.
+        try scheduler.start(key: "sms-code:+8613800000001", duration: .seconds(600)) { _ in
+            entered.signal()
+            go.wait()
+        }
+        entered.wait()
+        let heard = Atomic(false)
+        try scheduler.start(key: "sms-code:+8613800000002", duration: .seconds(600)) { _ in
+            heard.store(true, ordering: .releasing)
+        }
+        // Queued after the second start decided its tick: one hop, so it runs after that tick.
+        let seenByTheBlock = Locked<Bool?>(nil)
+        delivery.async { seenByTheBlock.withLock { $0 = heard.load(ordering: .acquiring) } }
+        settle(.milliseconds(2))
+        go.signal()
+        delivery.sync {}
+        #expect(seenByTheBlock.withLock { $0 } == true, "the block ran before the tick of a start made before it was queued")
+    }
+
     @Test("the countdown clock is read before the monotonic clock: a pair split by a preemption delays the grid, never the deadline")
     func clockReadBeforeMonotonic() {
         let readAt = Locked<UInt64>(0)

@@ -383,6 +383,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             return (outbox.takeHold(), dense)
         }
         var published = deliveredBelow.word.load(ordering: .relaxed)
+        var handedBack = false
         while true {
             // Dropped here, with no lock held: an observer may go with them.
             for slot in batch.retired { slot.release() }
@@ -408,24 +409,30 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             if delivering {
                 // Emptied with no lock held: an observer may go with its last delivery.
                 batch.deliveries.removeAll(keepingCapacity: true)
-            } else if lingering && dense {
+            }
+            // The drain queued when this one handed the queue back goes on.
+            if handedBack { return }
+            if !delivering {
+                guard lingering && dense else {
+                    outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
+                    return
+                }
                 // Lets events gather while the thread sleeps, then reads the flag, not the lock:
                 // with nothing come meanwhile the stream is no longer dense, and the drain ends.
                 SystemClocks.sleep(untilMonotonic: SystemClocks.monotonic() &+ Self.gather)
                 if outboxFilled.word.load(ordering: .acquiring) == 0 { dense = false }
-            } else {
-                outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
-                return
             }
             let staying = lingering && dense
             if mechanism.queuesDeliveries && previousHold == nil && SystemClocks.monotonic() &- began >= Self.turn {
-                // The outbox counts a drain as queued until one ends with nothing pending: here
-                // it still does (the last take found events, or stayed), and one is queued.
+                // The next drain is queued before the last take, which stays (that drain will
+                // take what comes next): a block queued before this point runs after every event
+                // decided before it was delivered (one hop, as when no drain hands back), and
+                // one queued after it runs after the next drain.
                 queueDrain(continuing: staying)
-                return
+                handedBack = true
             }
             outboxFilled.word.store(0, ordering: .relaxed)
-            outbox.withLock { $0.take(into: &batch, staying: staying) }
+            outbox.withLock { $0.take(into: &batch, staying: staying || handedBack) }
         }
     }
 
