@@ -3,13 +3,16 @@
 ///
 /// Ticks stay on the monotonic grid start + k·T (moved by pauses). After a stall, missed grid
 /// points are skipped, so a frozen process resumes with one catch-up tick, not a burst.
-/// Kept in whole nanoseconds: a million of these are a table's bulk.
+/// Kept in whole nanoseconds, and a pause kept in fields a paused countdown does not use: a
+/// million of these are a table's bulk, and every 16 bytes of a place are 4 000 pages to fault
+/// in at a million countdowns.
 struct DeadlineTrack: CountdownProgress {
     private let tick: UInt64
-    /// The deadline, on the progress's clock.
+    /// The deadline, on the progress's clock; ``paused`` while paused (a resume sets it again).
     private var deadline: Int64
     /// The least remaining told so far. A wall clock set back would otherwise make the
-    /// remaining grow; the countdown is moved (it holds still) but never counts up.
+    /// remaining grow; the countdown is moved (it holds still) but never counts up. While
+    /// paused, the remaining time the pause froze (never more than what was told).
     private var leastTold: Int64
     /// The next point of the tick grid that has not been ticked.
     private var nextGridPoint: MonotonicInstant
@@ -17,10 +20,12 @@ struct DeadlineTrack: CountdownProgress {
     /// number of ticks, the last grid point is the finish, never a tick: the other clock was
     /// read a few microseconds later and would otherwise leave a tick of a few microseconds.
     private var gridDeadline: MonotonicInstant
-    /// The remaining time frozen by a pause; negative while running.
-    private var pausedRemaining: Int64 = -1
-    private var pausedAt = MonotonicInstant(nanoseconds: 0)
+    /// While paused, when the pause began (the next fire means nothing then).
     private(set) var nextFire: MonotonicInstant
+
+    /// The deadline of a paused countdown: no clock reads this far back.
+    private static var paused: Int64 { .min }
+    private var isPaused: Bool { deadline == Self.paused }
 
     init(duration: Duration, tick: Duration, at now: Moment) {
         // Each `Duration` converted once: a conversion is an `Int128` division, on every start.
@@ -38,7 +43,7 @@ struct DeadlineTrack: CountdownProgress {
     }
 
     func remaining(at now: Moment) -> Duration {
-        .nanoseconds(pausedRemaining >= 0 ? pausedRemaining : unfrozen(at: now.clock))
+        .nanoseconds(isPaused ? leastTold : unfrozen(at: now.clock))
     }
 
     var nextIntervalIsShort: Bool { false }
@@ -67,18 +72,19 @@ struct DeadlineTrack: CountdownProgress {
     }
 
     mutating func pause(at now: Moment) {
-        pausedRemaining = unfrozen(at: now.clock)
-        pausedAt = now.monotonic
+        guard !isPaused else { return }
+        leastTold = unfrozen(at: now.clock)
+        deadline = Self.paused
+        nextFire = now.monotonic
     }
 
     mutating func resume(at now: Moment) {
-        guard pausedRemaining >= 0 else { return }
-        let pausedFor = now.monotonic - pausedAt
-        deadline = now.clock + pausedRemaining
-        leastTold = pausedRemaining
+        guard isPaused else { return }
+        let pausedFor = now.monotonic - nextFire
+        let remaining = leastTold
+        deadline = now.clock + remaining
         nextGridPoint = nextGridPoint + pausedFor
         gridDeadline = gridDeadline + pausedFor
-        nextFire = min(nextGridPoint, MonotonicInstant(nanoseconds: now.monotonic.nanoseconds + UInt64(pausedRemaining)))
-        pausedRemaining = -1
+        nextFire = min(nextGridPoint, MonotonicInstant(nanoseconds: now.monotonic.nanoseconds + UInt64(remaining)))
     }
 }
