@@ -211,10 +211,8 @@ struct TimestampEngineTests {
         let delivery = DispatchQueue(label: "test.dense-stream.delivery")
         let scheduler = try TimestampScheduler(tickInterval: .milliseconds(20), clock: .continuous, deliveryQueue: delivery)
         defer { scheduler.shutdown() }
-        let heard = Locked<[UInt64]>([])
-        try scheduler.start(key: "sms-code:+8613800000000", duration: .seconds(30)) { _ in
-            heard.withLock { $0.append(SystemClocks.monotonic()) }
-        }
+        let log = recorder()
+        try scheduler.start(key: "sms-code:+8613800000000", duration: .seconds(30), observer: log.observer)
         // Every start's tick is an event: a stream with no pause in it, for the drain to linger in.
         let keys = (0..<1_000).map { "rate-limit:user:\(1_000_000_000 + $0)" }
         let began = SystemClocks.monotonic(), streamFor: UInt64 = 1_500_000_000
@@ -231,7 +229,7 @@ struct TimestampEngineTests {
         // 32 of the 75 grid points of this stream were heard (the others skipped, as late).
         let tick: UInt64 = 20_000_000
         let due = Int((ended &- began) / tick)
-        let during = heard.withLock { $0 }.filter { $0 > began && $0 < ended }
+        let during = log.ticks.filter { $0.at > began && $0.at < ended }
         // Two thirds: a third skipped takes half a second of stalls, even on a loaded machine.
         #expect(during.count * 3 >= due * 2,
                 "\(during.count) ticks heard of the \(due) due in a \(Double(ended &- began) / 1e6) ms stream of \(pairs) starts and cancels")
@@ -269,11 +267,7 @@ struct TimestampEngineTests {
 
     @Test("a deadline track frozen by a pause keeps its remaining time and moves its grid and deadline by the pause")
     func pauseKeptInRunningFields() {
-        // The countdown's clock reads 1 000 s ahead of the monotonic one.
-        func at(_ seconds: Int64) -> Moment {
-            Moment(monotonic: MonotonicInstant(nanoseconds: UInt64(seconds) * 1_000_000_000),
-                   clock: (seconds + 1_000) * 1_000_000_000)
-        }
+        let at = Self.trackMoment
         var track = DeadlineTrack(duration: .seconds(5), tick: .seconds(1), at: at(10))
         #expect(track.advance(at: at(11), intervals: 1) == .tick(.seconds(4)))
         track.pause(at: at(11))
@@ -283,7 +277,7 @@ struct TimestampEngineTests {
         #expect(track.remaining(at: at(50)) == .seconds(4))
         track.resume(at: at(61))
         // Fifty seconds paused: the next grid point is 12 + 50, the deadline 15 + 50.
-        #expect(track.nextFire == MonotonicInstant(nanoseconds: 62_000_000_000))
+        #expect(track.nextFire == at(62).monotonic)
         #expect(track.remaining(at: at(61)) == .seconds(4))
         #expect(track.advance(at: at(62), intervals: 1) == .tick(.seconds(3)))
         // A second resume changes nothing.
@@ -308,10 +302,7 @@ struct TimestampEngineTests {
 
     @Test("a deadline track names the fire that may finish: the last grid point, not a tick before it")
     func nextFireMayFinish() {
-        let second: UInt64 = 1_000_000_000
-        func at(_ seconds: UInt64) -> Moment {
-            Moment(monotonic: MonotonicInstant(nanoseconds: 10 * second + seconds * second), clock: Int64(seconds * second))
-        }
+        let at = Self.trackMoment
         var track = DeadlineTrack(duration: .seconds(3), tick: .seconds(1), at: at(0))
         #expect(!track.nextFireMayFinish)
         // Each step taken outside `#expect`, which cannot take a mutating call.
@@ -321,5 +312,11 @@ struct TimestampEngineTests {
         #expect(step == .tick(.seconds(1)) && track.nextFireMayFinish)
         step = track.advance(at: at(3), intervals: 1)
         #expect(step == .finished)
+    }
+
+    /// A deadline track's instant `seconds` in: the monotonic clock reads 10 s ahead of the
+    /// countdown's, so a track that confused the two would be off by that much.
+    static func trackMoment(_ seconds: Int64) -> Moment {
+        Moment(monotonic: MonotonicInstant(nanoseconds: UInt64(10 + seconds) * 1_000_000_000), clock: seconds * 1_000_000_000)
     }
 }
