@@ -235,6 +235,38 @@ struct TimestampEngineTests {
                 "\(during.count) ticks heard of the \(due) due in a \(Double(ended &- began) / 1e6) ms stream of \(pairs) starts and cancels")
     }
 
+    @Test("a stream that never thins (each delivery decides the next event) does not hold a block queued on the delivery queue")
+    func endlessStreamLetsBlocksThrough() throws {
+        let delivery = DispatchQueue(label: "test.endless-stream.delivery")
+        let scheduler = try TimestampScheduler(tickInterval: .seconds(60), clock: .continuous, deliveryQueue: delivery)
+        defer { scheduler.shutdown() }
+        let stop = Locked(false), heard = Locked(0), running = DispatchSemaphore(value: 0)
+        // Each start's tick is heard on the delivery queue, where its observer makes the next
+        // start: the drain always finds another event, however loaded the machine (a stream
+        // made by a thread of its own thins out under load, and the drain stops lingering).
+        @Sendable func restart() {
+            guard !stop.withLock({ $0 }) else { return }
+            try? scheduler.start(key: "sms-code:+8613800000001", duration: .seconds(600)) { _ in
+                if heard.withLock({ $0 += 1; return $0 }) == 1_000 { running.signal() }
+                restart()
+            }
+        }
+        restart()
+        running.wait()
+        let ran = DispatchSemaphore(value: 0), heardByTheBlock = Locked(0)
+        delivery.async {
+            heardByTheBlock.withLock { $0 = heard.withLock { $0 } }
+            ran.signal()
+        }
+        // Without the hand-back the drain never ends, and neither does this wait but for its limit.
+        let result = ran.wait(timeout: .now() + .seconds(20))
+        stop.withLock { $0 = true }
+        delivery.sync {}
+        #expect(result == .success, "the block waited 20 s behind a drain that never handed the queue back")
+        // It ran inside the stream, not after it: ticks were still heard after it.
+        #expect(heard.withLock { $0 } > heardByTheBlock.withLock { $0 })
+    }
+
     @Test("a drain that hands the queue back first delivers what was decided before: a block queued after a start finds its tick heard")
     func handingBackKeepsOneHop() throws {
         let delivery = DispatchQueue(label: "test.hand-back.delivery")
