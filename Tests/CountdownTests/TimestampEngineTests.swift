@@ -246,7 +246,7 @@ struct TimestampEngineTests {
         // made by a thread of its own thins out under load, and the drain stops lingering).
         @Sendable func restart() {
             guard !stop.withLock({ $0 }) else { return }
-            try? scheduler.start(key: "sms-code:+8613800000001", duration: .seconds(600)) { _ in
+            _ = try? scheduler.start(key: "sms-code:+8613800000001", duration: .seconds(600)) { _ in
                 if heard.withLock({ $0 += 1; return $0 }) == 1_000 { running.signal() }
                 restart()
             }
@@ -290,6 +290,57 @@ struct TimestampEngineTests {
         go.signal()
         delivery.sync {}
         #expect(seenByTheBlock.withLock { $0 } == true, "the block ran before the tick of a start made before it was queued")
+    }
+
+    @Test("arms alone are work for the outbox: the first queues a drain, and the drain that takes them stays queued until it finds nothing")
+    func outboxTakesArmsAsWork() {
+        func arms(_ indices: UInt32...) -> Outbox.Arms {
+            var list = Outbox.Arms()
+            for index in indices {
+                list.append(Outbox.Arm(id: CountdownID(index: index, serial: 0, arm: 1), firstFire: MonotonicInstant(nanoseconds: 7)))
+            }
+            return list
+        }
+        var outbox = Outbox()
+        var none = SmallList<Outbox.Delivery>()
+        var first = arms(1), second = arms(2, 3)
+        #expect(outbox.absorb(&none, ticket: 0, arms: &first), "no drain was queued")
+        #expect(!outbox.absorb(&none, ticket: 0, arms: &second), "the drain queued takes them too")
+        #expect(first.isEmpty && second.isEmpty, "moved into the outbox")
+        var batch = Outbox.Batch()
+        outbox.take(into: &batch)
+        #expect(batch.arms.map(\.id.index) == [1, 2, 3])
+        #expect(batch.deliveries.isEmpty)
+        batch.arms.removeAll()
+        // The drain took something: it looks again, so an arm meanwhile queues no second drain.
+        var third = arms(4)
+        #expect(!outbox.absorb(&none, ticket: 0, arms: &third))
+        outbox.take(into: &batch)
+        #expect(batch.arms.map(\.id.index) == [4])
+        batch.arms.removeAll()
+        // It found nothing and ended: the next arm queues a drain.
+        outbox.take(into: &batch)
+        #expect(batch.arms.isEmpty)
+        var fifth = arms(5)
+        #expect(outbox.absorb(&none, ticket: 0, arms: &fifth))
+    }
+
+    @Test("a countdown started while the delivery queue is held ticks once it is free: its first fire waited in the outbox for the drain")
+    func armsWaitForTheDrain() throws {
+        let delivery = DispatchQueue(label: "test.arms-wait.delivery")
+        let scheduler = try TimestampScheduler(tickInterval: .milliseconds(20), clock: .continuous, deliveryQueue: delivery)
+        defer { scheduler.shutdown() }
+        let gate = DispatchSemaphore(value: 0)
+        delivery.async { gate.wait() }
+        let heard = Locked(0), ticking = DispatchSemaphore(value: 0)
+        try scheduler.start(key: "sms-code:+8613800000001", duration: .seconds(30)) { _ in
+            if heard.withLock({ $0 += 1; return $0 }) == 4 { ticking.signal() }
+        }
+        // Held past several grid points: the first fire is filed only once the drain runs.
+        settle(.milliseconds(100))
+        gate.signal()
+        let result = ticking.wait(timeout: .now() + .seconds(10))
+        #expect(result == .success, "\(heard.withLock { $0 }) events heard in 10 s: the first fire was never filed")
     }
 
     @Test("a place of the recommended engine stays within 112 bytes: at a million countdowns, each 16 bytes more are 4 000 pages faulted in while starting")

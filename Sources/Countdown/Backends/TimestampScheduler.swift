@@ -99,7 +99,15 @@ struct TimestampMechanism: CountdownMechanism {
     func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
 
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
-        ticker.schedule(DueItem(due: firstFire, index: id.index, arm: id.arm))
+        ticker.schedule(CollectionOfOne(DueItem(due: firstFire, index: id.index, arm: id.arm)))
+    }
+
+    /// The ticker's wake-ups run on the delivery queue, after the drain that files the arms:
+    /// a start leaves its first fire in the outbox beside its tick, and takes no ticker lock.
+    var filesArmsOnDeliveryQueue: Bool { true }
+
+    func file(_ arms: ContiguousArray<Outbox.Arm>) {
+        ticker.schedule(arms.lazy.map { DueItem(due: $0.firstFire, index: $0.id.index, arm: $0.id.arm) })
     }
 
     /// Nothing to release: the queued item pops at its time and is found stale.

@@ -79,6 +79,15 @@ protocol CountdownMechanism: Sendable {
     /// time: `advance` delivers what is due before it returns, and nothing runs behind a
     /// test's back).
     var queuesDeliveries: Bool { get }
+    /// Whether arms wait for the delivery queue: the driver hands a decision's arms to the
+    /// outbox with its events, under the one lock it takes for them, and the drain files them
+    /// all with ``file(_:)`` before it delivers anything. For a mechanism whose timer fires on
+    /// the delivery queue (a first fire cannot run before the drain queued with it has), and
+    /// whose ``arm(_:key:firstFire:table:)`` keeps no handle: the caller is spared the
+    /// timer's lock, and a burst of starts files its arms a batch at a time.
+    var filesArmsOnDeliveryQueue: Bool { get }
+    /// Only with ``filesArmsOnDeliveryQueue``: arms what a drain took, on the delivery queue.
+    func file(_ arms: ContiguousArray<Outbox.Arm>)
 }
 
 extension CountdownMechanism {
@@ -96,4 +105,8 @@ extension CountdownMechanism {
     var keepsHandles: Bool { true }
     var keepsHandleWhilePaused: Bool { false }
     var queuesDeliveries: Bool { true }
+    var filesArmsOnDeliveryQueue: Bool { false }
+    func file(_ arms: ContiguousArray<Outbox.Arm>) {
+        preconditionFailure("arms filed on the delivery queue by a mechanism that arms at once")
+    }
 }

@@ -35,6 +35,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// A shutdown disarms every countdown; false when the mechanism's own shutdown takes
         /// every timer down at once.
         var disarmsEachOnShutdown = true
+        /// Arms go to the outbox with the events, as ``Actions/arms``, not as effects: the
+        /// drain files them (``CountdownMechanism/filesArmsOnDeliveryQueue``). Only for a
+        /// mechanism that keeps no handles.
+        var filesArmsWithEvents = false
     }
 
     /// What the driver does, in order, after releasing the lock.
@@ -84,6 +88,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// table's reference, held unmanaged: a decision may be copied on its way, and a copy
         /// of a managed one retains it. The driver takes it over.
         var retired: Unmanaged<ObserverSlot>?
+        /// First fires for the drain to file, under ``Rules/filesArmsWithEvents``.
+        var arms = Outbox.Arms()
     }
 
     enum FireResult: Equatable {
@@ -634,6 +640,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     /// The same, for a caller that holds what the place holds (a start, which just filled it).
     private mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions) {
+        if rules.filesArmsWithEvents {
+            actions.arms.append(Outbox.Arm(id: id, firstFire: firstFire))
+            return
+        }
         if rules.keepsHandles {
             places[Int(id.index)].isPending = true
             places[Int(id.index)].pendingArm = id.arm

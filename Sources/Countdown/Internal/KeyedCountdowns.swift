@@ -44,7 +44,11 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         let table = Table(rules: .init(
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
             keepsHandles: mechanism.keepsHandles, keepsHandleWhilePaused: mechanism.keepsHandleWhilePaused,
-            disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown))
+            disarmsEachOnShutdown: mechanism.disarmsEachOnShutdown,
+            filesArmsWithEvents: mechanism.filesArmsOnDeliveryQueue))
+        precondition(
+            !(mechanism.filesArmsOnDeliveryQueue && mechanism.keepsHandles),
+            "arms filed on the delivery queue hand back no handle")
         keyHasher = table.keyHasher
         self.table = Locked(table)
         mechanism.bind(to: self)
@@ -287,9 +291,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     @discardableResult
     private func carryOut(_ actions: inout Table.Actions, persist: Bool = true, drain: Bool = true) -> Bool {
         var owed = false
-        if !actions.events.isEmpty {
+        if !actions.events.isEmpty || !actions.arms.isEmpty {
             let ticket = actions.ticket
-            owed = outbox.withLock { $0.absorb(&actions.events, ticket: ticket) }
+            owed = outbox.withLock { $0.absorb(&actions.events, ticket: ticket, arms: &actions.arms) }
             // Stored only when clear: a lingering drain clears it only when it takes the events,
             // so in a dense stream the line stays in this core's cache, read, not written.
             if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
@@ -385,6 +389,14 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         var published = deliveredBelow.word.load(ordering: .relaxed)
         var handedBack = false
         while true {
+            // Filed before anything is delivered: no first fire waits for a later drain, and a
+            // tick of this batch's countdowns finds its fire filed (the ticker's wake-ups run on
+            // this queue).
+            let filing = !batch.arms.isEmpty
+            if filing {
+                mechanism.file(batch.arms)
+                batch.arms.removeAll(keepingCapacity: true)
+            }
             // Dropped here, with no lock held: an observer may go with them.
             for slot in batch.retired { slot.release() }
             batch.retired.removeAll(keepingCapacity: true)
@@ -412,7 +424,8 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
             }
             // The drain queued when this one handed the queue back goes on.
             if handedBack { return }
-            if !delivering {
+            // A batch of arms alone is something taken, as events are: the drain looks again.
+            if !delivering && !filing {
                 guard lingering && dense else {
                     outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
                     return

@@ -18,7 +18,40 @@ struct Outbox: ~Copyable {
         static let answer = UInt32.max - 1
     }
 
+    /// A first fire to file, for a mechanism that files its arms on the delivery queue (see
+    /// ``CountdownMechanism/filesArmsOnDeliveryQueue``).
+    struct Arm: Sendable {
+        let id: CountdownID
+        let firstFire: MonotonicInstant
+    }
+
+    /// The arms of one decision: one inline (a start's), any more in an array (a restore's).
+    struct Arms {
+        private(set) var first: Arm?
+        private(set) var more: ContiguousArray<Arm> = []
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ arm: Arm) {
+            if first == nil { first = arm } else { more.append(arm) }
+        }
+
+        /// Appends every arm to `destination` and leaves this empty.
+        fileprivate mutating func moveAll(into destination: inout ContiguousArray<Arm>) {
+            guard let arm = first else { return }
+            destination.append(arm)
+            first = nil
+            if !more.isEmpty {
+                destination.append(contentsOf: more)
+                more = []
+            }
+        }
+    }
+
     private var pending: ContiguousArray<Delivery> = []
+    /// Filed by the drain before it delivers: their order does not matter, only that none waits
+    /// behind a later drain.
+    private var pendingArms: ContiguousArray<Arm> = []
     private var spare: ContiguousArray<Delivery> = []
     /// Whether a drain is queued that will take what is pending.
     private var drainQueued = false
@@ -37,14 +70,23 @@ struct Outbox: ~Copyable {
         for slot in retired { slot.release() }
     }
 
-    /// Takes the events of the decision numbered `ticket`, in ticket order. Returns true when
-    /// the caller must queue a drain (none is queued yet).
-    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64) -> Bool {
+    /// Takes the events of the decision numbered `ticket`, in ticket order, and its arms (none
+    /// but for a mechanism that files them on the delivery queue). Returns true when the caller
+    /// must queue a drain (none is queued yet).
+    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64, arms: inout Arms) -> Bool {
+        arms.moveAll(into: &pendingArms)
+        if !events.isEmpty { absorb(&events, ticket: ticket) }
+        guard !(pending.isEmpty && pendingArms.isEmpty), !drainQueued else { return false }
+        drainQueued = true
+        return true
+    }
+
+    private mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64) {
         guard ticket == nextTicket else {
             assert(ticket &- nextTicket < 1 << 32, "ticket \(ticket) handed over twice, or never numbered")
             early[ticket] = events
             events = SmallList()
-            return false
+            return
         }
         events.moveAll(into: &pending)
         nextTicket &+= 1
@@ -52,9 +94,6 @@ struct Outbox: ~Copyable {
             next.moveAll(into: &pending)
             nextTicket &+= 1
         }
-        guard !pending.isEmpty, !drainQueued else { return false }
-        drainQueued = true
-        return true
     }
 
     /// Takes over an observer a cancel let go with nothing of it left to deliver, for the drain
@@ -74,6 +113,8 @@ struct Outbox: ~Copyable {
         var through: UInt64 = 0
         /// Observers to drop, with no lock held.
         var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
+        /// First fires to file before anything is delivered.
+        var arms: ContiguousArray<Arm> = []
     }
 
     /// Everything pending, for the drain that is running, swapped into `batch`, whose buffers
@@ -82,14 +123,16 @@ struct Outbox: ~Copyable {
     /// second hop. With nothing pending, `staying` keeps the drain queued (it lingers and
     /// will look again); otherwise the drain ends, and the next absorb queues a new one.
     mutating func take(into batch: inout Batch, staying: Bool = false) {
-        precondition(batch.deliveries.isEmpty && batch.retired.isEmpty, "a batch taken before it was emptied")
+        precondition(
+            batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty, "a batch taken before it was emptied")
         if batch.deliveries.capacity > spare.capacity { spare = batch.deliveries }
-        if pending.isEmpty && !staying { drainQueued = false }
+        if pending.isEmpty && pendingArms.isEmpty && !staying { drainQueued = false }
         batch.deliveries = pending
         pending = spare
         spare = []
         // Swapped, so that each side keeps a buffer with room: a retire does not allocate.
         if !retired.isEmpty { swap(&batch.retired, &retired) }
+        if !pendingArms.isEmpty { swap(&batch.arms, &pendingArms) }
         batch.through = nextTicket
     }
 

@@ -102,11 +102,17 @@ final class Ticker: Sendable {
         state.withLock { $0.table = table }
     }
 
-    /// Called by the driver once the table's lock is released; takes only the ticker's own lock.
-    func schedule(_ item: DueItem) {
+    /// Files due items, the earliest deciding whether the thread wakes sooner: called by the
+    /// driver once the table's lock is released, or by a drain with the arms it took. Takes
+    /// only the ticker's own lock, once however many items.
+    func schedule(_ items: some Sequence<DueItem>) {
         let earlier = state.withLock { state in
-            state.queue.insert(item)
-            return armIfEarlier(item.due, &state)
+            var earliest: MonotonicInstant?
+            for item in items {
+                state.queue.insert(item)
+                if earliest.map({ item.due < $0 }) ?? true { earliest = item.due }
+            }
+            return earliest.map { armIfEarlier($0, &state) } ?? false
         }
         // After the lock: the thread wakes and reads the new decision under it.
         if earlier { wakeUp.signal() }
