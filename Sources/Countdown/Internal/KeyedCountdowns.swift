@@ -5,9 +5,10 @@ import Synchronization
 /// The driver of the keyed bookkeeping every backend shares: it takes the lock, reads the
 /// clock, lets the ``CountdownTable`` decide, releases the lock, and only then does what the
 /// table decided: hands the events to the ``Outbox`` (in the order of the decisions' tickets),
-/// arms and disarms the mechanism's timers, revokes observers, ends streams, asks the store
-/// for a write, queues a drain of the delivery queue. A backend adds only its timing
-/// ``CountdownMechanism``.
+/// arms and disarms the mechanism's timers (or hands the arms to the outbox with the events,
+/// for the drain to file, when the mechanism's timer fires on the delivery queue), revokes
+/// observers, ends streams, asks the store for a write, queues a drain of the delivery queue.
+/// A backend adds only its timing ``CountdownMechanism``.
 ///
 /// Instants are read with the lock held: read before it, they would be stale by however long
 /// the lock took, and a progress that also reads another clock would disagree with them.
