@@ -98,6 +98,8 @@ struct TimestampMechanism: CountdownMechanism {
 
     func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
 
+    /// What the protocol asks for; the driver does not call it, since the drain files every
+    /// arm (``filesArmsOnDeliveryQueue``). Files the one fire at once if it is called.
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
         ticker.schedule(CollectionOfOne(DueItem(due: firstFire, index: id.index, arm: id.arm)))
     }
