@@ -294,8 +294,8 @@ struct TimestampEngineTests {
 
     @Test("arms alone are work for the outbox: the first queues a drain, and the drain that takes them stays queued until it finds nothing")
     func outboxTakesArmsAsWork() {
-        func arms(_ indices: UInt32...) -> Outbox.Arms {
-            var list = Outbox.Arms()
+        func arms(_ indices: UInt32...) -> SmallList<Outbox.Arm> {
+            var list = SmallList<Outbox.Arm>()
             for index in indices {
                 list.append(Outbox.Arm(id: CountdownID(index: index, serial: 0, arm: 1), firstFire: MonotonicInstant(nanoseconds: 7)))
             }

@@ -89,7 +89,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         /// of a managed one retains it. The driver takes it over.
         var retired: Unmanaged<ObserverSlot>?
         /// First fires for the drain to file, under ``Rules/filesArmsWithEvents``.
-        var arms = Outbox.Arms()
+        var arms = SmallList<Outbox.Arm>()
     }
 
     enum FireResult: Equatable {

@@ -25,29 +25,6 @@ struct Outbox: ~Copyable {
         let firstFire: MonotonicInstant
     }
 
-    /// The arms of one decision: one inline (a start's), any more in an array (a restore's).
-    struct Arms {
-        private(set) var first: Arm?
-        private(set) var more: ContiguousArray<Arm> = []
-
-        var isEmpty: Bool { first == nil }
-
-        mutating func append(_ arm: Arm) {
-            if first == nil { first = arm } else { more.append(arm) }
-        }
-
-        /// Appends every arm to `destination` and leaves this empty.
-        fileprivate mutating func moveAll(into destination: inout ContiguousArray<Arm>) {
-            guard let arm = first else { return }
-            destination.append(arm)
-            first = nil
-            if !more.isEmpty {
-                destination.append(contentsOf: more)
-                more = []
-            }
-        }
-    }
-
     private var pending: ContiguousArray<Delivery> = []
     /// Filed by the drain before it delivers: their order does not matter, only that none waits
     /// behind a later drain.
@@ -73,8 +50,8 @@ struct Outbox: ~Copyable {
     /// Takes the events of the decision numbered `ticket`, in ticket order, and its arms (none
     /// but for a mechanism that files them on the delivery queue). Returns true when the caller
     /// must queue a drain (none is queued yet).
-    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64, arms: inout Arms) -> Bool {
-        arms.moveAll(into: &pendingArms)
+    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64, arms: inout SmallList<Arm>) -> Bool {
+        if !arms.isEmpty { arms.moveAll(into: &pendingArms) }
         if !events.isEmpty { absorb(&events, ticket: ticket) }
         guard !(pending.isEmpty && pendingArms.isEmpty), !drainQueued else { return false }
         drainQueued = true
