@@ -42,16 +42,27 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     case startCallP99 = "start.p99.us"
     case cancelCall = "cancel.median.us"
     case cancelCallP99 = "cancel.p99.us"
+    /// The same keys, in the same order, put into a Swift `Dictionary` in the same minute, each
+    /// with an entry allocated as a start allocates its observer's: the least a keyed `start`
+    /// does, done by Swift's own hash table on this machine.
+    case startFloor = "start.floor.median.us"
+    /// The same keys removed from that `Dictionary`: the least a keyed `cancel` does.
+    case cancelFloor = "cancel.floor.median.us"
+    /// ``startCall`` over ``startFloor``: how close `start` is to a `Dictionary`'s insert.
+    case startFloorRatio = "start.floor-ratio"
+    /// ``cancelCall`` over ``cancelFloor``.
+    case cancelFloorRatio = "cancel.floor-ratio"
 
     var name: String { rawValue }
 
     /// The machine's own figure, measured beside the backend (the floor thread's): it tells how
     /// the machine changed between two runs, never how the backend did.
-    var describesMachine: Bool { self == .floorCPUPerWakeUp }
+    var describesMachine: Bool { [.floorCPUPerWakeUp, .startFloor, .cancelFloor].contains(self) }
 
     /// Divided by the machine's own figure: it moves when the machine's cost moves, and its
-    /// numerator (``cpuPerWakeUp``) says on its own how the backend did.
-    var dividesByMachine: Bool { self == .wakeUpFloorRatio }
+    /// numerator (``cpuPerWakeUp``, ``startCall``, ``cancelCall``) says on its own how the
+    /// backend did.
+    var dividesByMachine: Bool { [.wakeUpFloorRatio, .startFloorRatio, .cancelFloorRatio].contains(self) }
 
     var unit: FigureUnit {
         switch self {
@@ -61,10 +72,11 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
         case .floorRatio: .ratio
         case .lateStarts: .percent
         case .cpu, .cpuStartPhase, .cpuSteady: .percentOfCore
-        case .cpuPerEvent, .startCall, .startCallP99, .cancelCall, .cancelCallP99, .cpuPerWakeUp, .floorCPUPerWakeUp:
+        case .cpuPerEvent, .startCall, .startCallP99, .cancelCall, .cancelCallP99, .cpuPerWakeUp, .floorCPUPerWakeUp,
+             .startFloor, .cancelFloor:
             .microseconds
         case .contextSwitches, .wakeUps: .perSecond
-        case .wakeUpFloorRatio: .ratio
+        case .wakeUpFloorRatio, .startFloorRatio, .cancelFloorRatio: .ratio
         case .threads: .count
         case .rss: .bytes
         }
@@ -83,7 +95,8 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
         case .cpuPerWakeUp, .floorCPUPerWakeUp: 2
         case .wakeUpFloorRatio: 0.25
         case .rss: 64
-        case .startCall, .cancelCall: 0.3
+        case .startCall, .cancelCall, .startFloor, .cancelFloor: 0.3
+        case .startFloorRatio, .cancelFloorRatio: 0.5
         case .startCallP99, .cancelCallP99: 1
         }
     }
@@ -91,7 +104,9 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// The percentile this figure reads from a histogram, if it is one.
     var percentile: Double? {
         switch self {
-        case .tickP50, .finishP50, .startDelayP50, .startCall, .cancelCall: 50
+        case .tickP50, .finishP50, .startDelayP50, .startCall, .cancelCall, .startFloor, .cancelFloor,
+             .startFloorRatio, .cancelFloorRatio:
+            50
         case .tickP90: 90
         case .tickP99, .finishP99, .startDelayP99, .poolWait, .startCallP99, .cancelCallP99, .floorRatio: 99
         case .tickP999: 99.9

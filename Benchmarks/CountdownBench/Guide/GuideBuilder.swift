@@ -83,7 +83,13 @@ struct GuideBuilder {
             },
             row("`start` / `cancel` median, 1 000 000 active") { m, backend in
                 tickSecond(m, backend, 1_000_000).map { c in
-                    c.with(Self.figure(c.configuration, .startCall) + " / " + Self.figure(c.configuration, .cancelCall), magnitude: nil)
+                    var text = Self.figure(c.configuration, .startCall) + " / " + Self.figure(c.configuration, .cancelCall)
+                    // Swift's own hash table with the same keys, in the same minute.
+                    if c.configuration[.startFloor] != nil, c.configuration[.cancelFloor] != nil {
+                        text += " (a `Dictionary`'s insert / remove: " + Self.figure(c.configuration, .startFloor) + " / "
+                            + Self.figure(c.configuration, .cancelFloor) + ")"
+                    }
+                    return c.with(text, magnitude: nil)
                 }
             },
             row("memory per countdown, 1 000 000 active") { m, backend in

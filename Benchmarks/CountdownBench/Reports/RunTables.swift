@@ -1,5 +1,5 @@
 /// The run's tables, as rows of cells, shared by the text and Markdown reports: tick lateness
-/// per start pattern, then cost.
+/// per start pattern, then cost, calls and wake-ups.
 struct RunTables {
     let document: RunDocument
 
@@ -12,7 +12,7 @@ struct RunTables {
     }
 
     var all: [Table] {
-        document.options.starts.map(latency) + [cost, wakeUps]
+        document.options.starts.map(latency) + [cost, calls, wakeUps]
     }
 
     /// The floor measured alone, before each repeat: the machine's baseline.
@@ -58,14 +58,28 @@ struct RunTables {
     var cost: Table {
         var table = Table(title: "Cost, starts spread (start and cancel timed with N countdowns active)", columns: [
             "backend", "N", "CPU (% of a core)", "CPU starting", "CPU steady", "CPU/event", "ctx switches", "busy threads",
-            "pool wait p99", "RSS/countdown", "calls", "start", "start p99", "cancel", "cancel p99",
+            "pool wait p99", "RSS/countdown",
         ])
         fill(&table, pattern: .spread) { c in
             [
                 cell(c, .cpu), cell(c, .cpuStartPhase), cell(c, .cpuSteady), cell(c, .cpuPerEvent), cell(c, .contextSwitches),
                 cell(c, .threads), cell(c, .poolWait), cell(c, .rss),
+            ]
+        }
+        return table
+    }
+
+    /// `start` and `cancel` with N active, beside a `Dictionary`'s insert and remove of the same
+    /// keys in the same minute: the floor under any keyed call on this machine.
+    var calls: Table {
+        var table = Table(title: "start and cancel with N active (a Dictionary's insert and remove of the same keys in the same minute beside them)", columns: [
+            "backend", "N", "calls", "start", "start p99", "floor", "÷ floor", "cancel", "cancel p99", "floor", "÷ floor",
+        ])
+        fill(&table, pattern: .spread) { c in
+            [
                 c[.startCall].map { ReportFormat.count($0.samples) } ?? "0",
-                cell(c, .startCall), cell(c, .startCallP99), cell(c, .cancelCall), cell(c, .cancelCallP99),
+                cell(c, .startCall), cell(c, .startCallP99), cell(c, .startFloor), cell(c, .startFloorRatio),
+                cell(c, .cancelCall), cell(c, .cancelCallP99), cell(c, .cancelFloor), cell(c, .cancelFloorRatio),
             ]
         }
         return table

@@ -5,6 +5,8 @@ import Dispatch
 /// What `start` and `cancel` cost with N countdowns active, and the memory each countdown
 /// takes. A scheduler is filled to N with countdowns whose ticks are far off (so no timer work
 /// competes with the calls), then sampled keys are cancelled and started again, each call timed.
+/// Then, once the scheduler is shut down, the ``KeyedFloorProbe`` does the same with a
+/// `Dictionary`: the floor the calls are read against.
 struct ChurnProbe {
     let backend: CountdownBackend
     let count: Int
@@ -16,11 +18,29 @@ struct ChurnProbe {
         let fillTime: UInt64
         let start: LatencyHistogram
         let cancel: LatencyHistogram
+        /// The same keys inserted into and removed from a `Dictionary`, in the same order.
+        let startFloor: LatencyHistogram
+        let cancelFloor: LatencyHistogram
         /// Resident memory added per active countdown; nil without /proc.
         let residentBytesPerCountdown: Double?
     }
 
     func run() throws(CountdownError) -> Outcome {
+        let scheduler = try measureScheduler()
+        // After the scheduler is gone, so that both have the memory to themselves.
+        let floor = KeyedFloorProbe(keys: keys, filled: scheduler.filled, samples: settings.churnSamples).run()
+        return Outcome(
+            filled: scheduler.filled, fillTime: scheduler.fillTime, start: scheduler.start, cancel: scheduler.cancel,
+            startFloor: floor.insert, cancelFloor: floor.remove,
+            residentBytesPerCountdown: scheduler.residentBytesPerCountdown)
+    }
+
+    /// Keys spread over the whole table, each reused when there are fewer keys than samples.
+    static func sampledKey(_ sample: Int, of keys: ArraySlice<String>, filled: Int, samples: Int) -> String {
+        keys[keys.startIndex + (sample * max(filled / samples, 1)) % filled]
+    }
+
+    private func measureScheduler() throws(CountdownError) -> Outcome {
         let delivery = DispatchQueue(label: "bench.churn-delivery")
         let observer: CountdownObserver = { _ in }
         let duration = Duration.seconds(100)
@@ -51,9 +71,8 @@ struct ChurnProbe {
             scheduler.cancel(key: key)
             try scheduler.start(key: key, duration: duration, observer: observer)
         }
-        // Keys spread over the whole table, each reused when there are fewer keys than samples.
         for sample in 0..<(filled > 0 ? samples : 0) {
-            let key = keys[keys.startIndex + (sample * max(filled / samples, 1)) % filled]
+            let key = Self.sampledKey(sample, of: keys, filled: filled, samples: samples)
             let t0 = SystemClocks.monotonic()
             let wasActive = scheduler.cancel(key: key)
             let t1 = SystemClocks.monotonic()
@@ -66,6 +85,8 @@ struct ChurnProbe {
         let perCountdown: Double? = if let baseline, let resident, filled > 0 {
             Double(resident - baseline) / Double(filled)
         } else { nil }
-        return Outcome(filled: filled, fillTime: fillTime, start: start, cancel: cancel, residentBytesPerCountdown: perCountdown)
+        return Outcome(
+            filled: filled, fillTime: fillTime, start: start, cancel: cancel, startFloor: .init(), cancelFloor: .init(),
+            residentBytesPerCountdown: perCountdown)
     }
 }

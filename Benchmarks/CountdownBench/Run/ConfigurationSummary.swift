@@ -78,6 +78,13 @@ enum ConfigurationSummary {
         put(.startCallP99, h.startCall, scale: 1e-3)
         put(.cancelCall, h.cancelCall, scale: 1e-3)
         put(.cancelCallP99, h.cancelCall, scale: 1e-3)
+        put(.startFloor, h.startFloor, scale: 1e-3)
+        put(.cancelFloor, h.cancelFloor, scale: 1e-3)
+        for (ratio, call, floor) in [(Figure.startFloorRatio, Figure.startCall, Figure.startFloor), (.cancelFloorRatio, .cancelCall, .cancelFloor)] {
+            guard let call = out[call], let floor = out[floor], floor.value > 0 else { continue }
+            out[ratio] = Reading(
+                value: call.value / floor.value, samples: min(call.samples, floor.samples), isLowerBound: call.isLowerBound)
+        }
         if !h.startDelay.isEmpty {
             out[.lateStarts] = Reading(
                 value: 100 * h.startDelay.fraction(above: tick), samples: h.startDelay.count,

@@ -31,6 +31,8 @@ struct RepeatSamples {
         var poolWait = LatencyHistogram()
         var startCall = LatencyHistogram()
         var cancelCall = LatencyHistogram()
+        var startFloor = LatencyHistogram()
+        var cancelFloor = LatencyHistogram()
 
         mutating func merge(_ other: Histograms) {
             tickLateness.merge(other.tickLateness)
@@ -40,6 +42,8 @@ struct RepeatSamples {
             poolWait.merge(other.poolWait)
             startCall.merge(other.startCall)
             cancelCall.merge(other.cancelCall)
+            startFloor.merge(other.startFloor)
+            cancelFloor.merge(other.cancelFloor)
         }
     }
 
@@ -47,7 +51,8 @@ struct RepeatSamples {
         Histograms(
             tickLateness: run.tickLateness, finishError: run.finishError, startDelay: run.startDelay,
             windowFloor: run.windowFloor, poolWait: run.poolWait,
-            startCall: churn?.start ?? .init(), cancelCall: churn?.cancel ?? .init())
+            startCall: churn?.start ?? .init(), cancelCall: churn?.cancel ?? .init(),
+            startFloor: churn?.startFloor ?? .init(), cancelFloor: churn?.cancelFloor ?? .init())
     }
 
     /// Figures that are one measurement per repeat (CPU, threads, memory): the configuration

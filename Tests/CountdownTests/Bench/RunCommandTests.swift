@@ -136,6 +136,10 @@ import FoundationXML
                 }
                 if c.starts == .spread {
                     #expect(r.figures[.startCall] != nil && r.figures[.cancelCall] != nil, "\(c.id)")
+                    // Beside them, a Dictionary's insert and remove of the same keys, and the ratios.
+                    for figure in [Figure.startFloor, .cancelFloor, .startFloorRatio, .cancelFloorRatio] {
+                        #expect(r.figures[figure].map { $0 > 0 } == true, "\(c.id): \(figure.name)")
+                    }
                 }
             }
             guard c.backend != "too-slow" else { continue }

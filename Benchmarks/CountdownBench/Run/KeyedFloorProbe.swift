@@ -1,0 +1,46 @@
+import CountdownSupport
+import Countdown
+
+/// The least a keyed `start` and `cancel` do (find the key, store or drop an entry), done by
+/// Swift's own hash table on this machine: the churn probe's keys, in its order, put into and
+/// taken out of a `Dictionary` reserved for them, each insert allocating an entry as a `start`
+/// allocates its observer's. Measured in the same minute as the scheduler's calls, as the
+/// floor thread measures a wake-up beside the scheduler's: at a million keys both pay a cache
+/// miss to find a key, which the scheduler's figure alone does not tell apart from its own work.
+struct KeyedFloorProbe {
+    let keys: ArraySlice<String>
+    /// Keys put in before the calls are timed: as many as the scheduler held.
+    let filled: Int
+    let samples: Int
+
+    /// What one key holds: the callback and the instant it is due, as a countdown holds.
+    private final class Entry {
+        let observer: CountdownObserver
+        let due: UInt64
+
+        init(observer: @escaping CountdownObserver, due: UInt64) {
+            self.observer = observer
+            self.due = due
+        }
+    }
+
+    func run() -> (insert: LatencyHistogram, remove: LatencyHistogram) {
+        let observer: CountdownObserver = { _ in }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(filled)
+        for key in keys.prefix(filled) { entries[key] = Entry(observer: observer, due: SystemClocks.monotonic()) }
+        var insert = LatencyHistogram(), remove = LatencyHistogram()
+        for sample in 0..<(filled > 0 ? samples : 0) {
+            let key = ChurnProbe.sampledKey(sample, of: keys, filled: filled, samples: samples)
+            let t0 = SystemClocks.monotonic()
+            let removed = entries.removeValue(forKey: key)
+            let t1 = SystemClocks.monotonic()
+            entries[key] = Entry(observer: observer, due: t1)
+            let t2 = SystemClocks.monotonic()
+            precondition(removed != nil, "the keyed floor removed \(key), which it did not hold")
+            remove.record(t1 - t0)
+            insert.record(t2 - t1)
+        }
+        return (insert, remove)
+    }
+}
