@@ -57,12 +57,22 @@ enum Figure: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
 
     /// The machine's own figure, measured beside the backend (the floor thread's): it tells how
     /// the machine changed between two runs, never how the backend did.
-    var describesMachine: Bool { [.floorCPUPerWakeUp, .startFloor, .cancelFloor].contains(self) }
+    var describesMachine: Bool {
+        switch self {
+        case .floorCPUPerWakeUp, .startFloor, .cancelFloor: true
+        default: false
+        }
+    }
 
     /// Divided by the machine's own figure: it moves when the machine's cost moves, and its
     /// numerator (``cpuPerWakeUp``, ``startCall``, ``cancelCall``) says on its own how the
     /// backend did.
-    var dividesByMachine: Bool { [.wakeUpFloorRatio, .startFloorRatio, .cancelFloorRatio].contains(self) }
+    var dividesByMachine: Bool {
+        switch self {
+        case .wakeUpFloorRatio, .startFloorRatio, .cancelFloorRatio: true
+        default: false
+        }
+    }
 
     var unit: FigureUnit {
         switch self {

@@ -19,25 +19,41 @@ struct ChurnProbe {
         let start: LatencyHistogram
         let cancel: LatencyHistogram
         /// The same keys inserted into and removed from a `Dictionary`, in the same order.
-        let startFloor: LatencyHistogram
-        let cancelFloor: LatencyHistogram
+        var startFloor = LatencyHistogram()
+        var cancelFloor = LatencyHistogram()
         /// Resident memory added per active countdown; nil without /proc.
         let residentBytesPerCountdown: Double?
     }
 
     func run() throws(CountdownError) -> Outcome {
-        let scheduler = try measureScheduler()
+        var outcome = try measureScheduler()
         // After the scheduler is gone, so that both have the memory to themselves.
-        let floor = KeyedFloorProbe(keys: keys, filled: scheduler.filled, samples: settings.churnSamples).run()
-        return Outcome(
-            filled: scheduler.filled, fillTime: scheduler.fillTime, start: scheduler.start, cancel: scheduler.cancel,
-            startFloor: floor.insert, cancelFloor: floor.remove,
-            residentBytesPerCountdown: scheduler.residentBytesPerCountdown)
+        (outcome.startFloor, outcome.cancelFloor) = KeyedFloorProbe(
+            keys: keys, filled: outcome.filled, samples: settings.churnSamples).run()
+        return outcome
     }
 
-    /// Keys spread over the whole table, each reused when there are fewer keys than samples.
-    static func sampledKey(_ sample: Int, of keys: ArraySlice<String>, filled: Int, samples: Int) -> String {
-        keys[keys.startIndex + (sample * max(filled / samples, 1)) % filled]
+    /// The timed pairs the scheduler and the keyed floor both run: `samples` keys spread over
+    /// the `filled` first (each reused when there are fewer keys than samples), each removed
+    /// and put back, each call timed. `remove` returns what it took out, nil when the key was not
+    /// there (which it must be); what it took is let go after the pair, outside the timing.
+    static func timePairs<Removed, Failure: Error>(
+        of keys: ArraySlice<String>, filled: Int, samples: Int, what: String,
+        remove: (String) -> Removed?, insert: (String) throws(Failure) -> Void
+    ) throws(Failure) -> (insert: LatencyHistogram, remove: LatencyHistogram) {
+        var inserts = LatencyHistogram(), removes = LatencyHistogram()
+        for sample in 0..<(filled > 0 ? samples : 0) {
+            let key = keys[keys.startIndex + (sample * max(filled / samples, 1)) % filled]
+            let t0 = SystemClocks.monotonic()
+            let removed = remove(key)
+            let t1 = SystemClocks.monotonic()
+            try insert(key)
+            let t2 = SystemClocks.monotonic()
+            precondition(removed != nil, "\(what) removed \(key), which it did not hold")
+            removes.record(t1 - t0)
+            inserts.record(t2 - t1)
+        }
+        return (inserts, removes)
     }
 
     private func measureScheduler() throws(CountdownError) -> Outcome {
@@ -64,29 +80,19 @@ struct ChurnProbe {
         delivery.sync {}
         let resident = ProcessStatus.now()?.residentBytes
 
-        var start = LatencyHistogram(), cancel = LatencyHistogram()
-        let samples = settings.churnSamples
         // One pair untimed first: the first cancel and start of a scheduler pay one-off costs.
         if filled > 0, let key = keys.first {
             scheduler.cancel(key: key)
             try scheduler.start(key: key, duration: duration, observer: observer)
         }
-        for sample in 0..<(filled > 0 ? samples : 0) {
-            let key = Self.sampledKey(sample, of: keys, filled: filled, samples: samples)
-            let t0 = SystemClocks.monotonic()
-            let wasActive = scheduler.cancel(key: key)
-            let t1 = SystemClocks.monotonic()
-            try scheduler.start(key: key, duration: duration, observer: observer)
-            let t2 = SystemClocks.monotonic()
-            precondition(wasActive, "the churn probe cancelled \(key), which was not active")
-            cancel.record(t1 - t0)
-            start.record(t2 - t1)
-        }
+        let (start, cancel) = try Self.timePairs(
+            of: keys, filled: filled, samples: settings.churnSamples, what: "the churn probe",
+            remove: { scheduler.cancel(key: $0) ? () : nil },
+            insert: { (key) throws(CountdownError) in try scheduler.start(key: key, duration: duration, observer: observer) })
         let perCountdown: Double? = if let baseline, let resident, filled > 0 {
             Double(resident - baseline) / Double(filled)
         } else { nil }
         return Outcome(
-            filled: filled, fillTime: fillTime, start: start, cancel: cancel, startFloor: .init(), cancelFloor: .init(),
-            residentBytesPerCountdown: perCountdown)
+            filled: filled, fillTime: fillTime, start: start, cancel: cancel, residentBytesPerCountdown: perCountdown)
     }
 }

@@ -13,7 +13,8 @@ struct KeyedFloorProbe {
     let filled: Int
     let samples: Int
 
-    /// What one key holds: the callback and the instant it is due, as a countdown holds.
+    /// What one key holds: the callback and the instant it is due, as a countdown holds (the
+    /// instant is any: the entry is there for its size and its allocation).
     private final class Entry {
         let observer: CountdownObserver
         let due: UInt64
@@ -26,21 +27,13 @@ struct KeyedFloorProbe {
 
     func run() -> (insert: LatencyHistogram, remove: LatencyHistogram) {
         let observer: CountdownObserver = { _ in }
+        let due = SystemClocks.monotonic()
         var entries: [String: Entry] = [:]
         entries.reserveCapacity(filled)
-        for key in keys.prefix(filled) { entries[key] = Entry(observer: observer, due: SystemClocks.monotonic()) }
-        var insert = LatencyHistogram(), remove = LatencyHistogram()
-        for sample in 0..<(filled > 0 ? samples : 0) {
-            let key = ChurnProbe.sampledKey(sample, of: keys, filled: filled, samples: samples)
-            let t0 = SystemClocks.monotonic()
-            let removed = entries.removeValue(forKey: key)
-            let t1 = SystemClocks.monotonic()
-            entries[key] = Entry(observer: observer, due: t1)
-            let t2 = SystemClocks.monotonic()
-            precondition(removed != nil, "the keyed floor removed \(key), which it did not hold")
-            remove.record(t1 - t0)
-            insert.record(t2 - t1)
-        }
-        return (insert, remove)
+        for key in keys.prefix(filled) { entries[key] = Entry(observer: observer, due: due) }
+        return ChurnProbe.timePairs(
+            of: keys, filled: filled, samples: samples, what: "the keyed floor",
+            remove: { entries.removeValue(forKey: $0) },
+            insert: { entries[$0] = Entry(observer: observer, due: due) })
     }
 }
