@@ -325,6 +325,51 @@ struct TimestampEngineTests {
         #expect(outbox.absorb(&none, ticket: 0, arms: &fifth))
     }
 
+    @Test("a drain's buffers go to the next drain: what is decided after it ends is appended into a buffer with room, not one grown again by doubling")
+    func outboxKeepsTheBatchBuffersForTheNextDrain() {
+        func deliveries(_ count: Int) -> SmallList<Outbox.Delivery> {
+            var list = SmallList<Outbox.Delivery>()
+            for _ in 0..<count { list.append(Outbox.Delivery(slot: .silent, event: .tick("k", .seconds(1)), generation: 0)) }
+            return list
+        }
+        var outbox = Outbox()
+        var none = SmallList<Outbox.Arm>()
+        var ticket: UInt64 = 0
+        func absorb(_ count: Int) -> Bool {
+            var events = deliveries(count)
+            defer { ticket += 1 }
+            return outbox.absorb(&events, ticket: ticket, arms: &none)
+        }
+        #expect(absorb(1_000))
+        // A drain, as `drain` runs one: it takes, delivers (meanwhile 500 more are decided),
+        // takes again, finds nothing the third time, and ends.
+        var first = Outbox.Batch()
+        outbox.reuseBatch(&first)
+        outbox.take(into: &first)
+        #expect(first.deliveries.count == 1_000)
+        let room = first.deliveries.capacity
+        #expect(!absorb(500))
+        first.deliveries.removeAll(keepingCapacity: true)
+        outbox.take(into: &first)
+        #expect(first.deliveries.count == 500)
+        first.deliveries.removeAll(keepingCapacity: true)
+        outbox.take(into: &first)
+        #expect(first.deliveries.isEmpty)
+        outbox.keepBatch(&first)
+        // The next drain: the events decided before and while it runs go into the buffers the
+        // last one had, with room for a thousand.
+        #expect(absorb(1), "the last drain ended")
+        var second = Outbox.Batch()
+        outbox.reuseBatch(&second)
+        outbox.take(into: &second)
+        #expect(second.deliveries.count == 1)
+        #expect(!absorb(2))
+        second.deliveries.removeAll(keepingCapacity: true)
+        outbox.take(into: &second)
+        #expect(second.deliveries.count == 2)
+        #expect(second.deliveries.capacity >= room, "the two events were appended into a buffer grown from empty")
+    }
+
     @Test("a countdown started while the delivery queue is held ticks once it is free: its first fire waited in the outbox for the drain")
     func armsWaitForTheDrain() throws {
         let delivery = DispatchQueue(label: "test.arms-wait.delivery")

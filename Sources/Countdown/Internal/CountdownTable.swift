@@ -133,6 +133,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     let rules: Rules
+    /// The tick in nanoseconds, converted once for every progress the table makes.
+    private let tickNanoseconds: Int64
     private let layout = PlaceLayout()
     private var indexByKey = KeyIndex()
     private var places = ChunkedArray<Place>()
@@ -153,6 +155,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     init(rules: Rules) {
         self.rules = rules
+        tickNanoseconds = rules.tick.nanoseconds
     }
 
     // MARK: - The scheduler's API
@@ -170,30 +173,45 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// Hints that `hash`'s key is looked up soon: the line its probe begins at is fetched while
     /// the caller does something else (reads the clocks). At a million keys the index is
     /// megabytes, and that line a miss of 130–180 ns on this kind of machine.
-    func prefetch(_ hash: KeyIndex.Hash) { indexByKey.prefetchHome(hash) }
+    ///
+    /// Mutating, though it changes nothing: called on the lock's `inout` table from a closure
+    /// that also captures the caller's actions, a non-mutating call was made on a copy of the
+    /// whole table (about 400 instructions a start in callgrind's profile: a retain and a release
+    /// of everything it holds).
+    mutating func prefetch(_ hash: KeyIndex.Hash) { indexByKey.prefetchHome(hash) }
 
     /// `hash`: `key` hashed by `keyHasher`.
     mutating func start(key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment)
         throws(CountdownError) -> Decision<CountdownStart>
     {
+        var decision = Decision(answer: CountdownStart.started)
+        decision.answer = try start(key: key, hash: hash, duration: duration, observer: slot, now: now, &decision.actions)
+        return decision
+    }
+
+    /// The same, deciding into the caller's `actions` (empty): the driver's start, the call
+    /// made a million times in a row. A decision returned through the lock's closure was copied
+    /// twice on its way (two `memcpy`s a start in callgrind's profile).
+    mutating func start(
+        key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment,
+        _ actions: inout Actions
+    ) throws(CountdownError) -> CountdownStart {
         guard !key.isEmpty else { throw .emptyKey }
         guard duration > .zero else { throw .nonPositiveDuration(duration) }
         guard duration <= rules.maximumDuration else {
             throw .durationAboveMaximum(duration, maximum: rules.maximumDuration)
         }
         guard !isShutDown else { throw .shutDown }
-        var decision = Decision(answer: CountdownStart.started)
         let probe = probe(key, hash)
         if let index = probe.place {
-            decision.answer = .attached(remaining: attach(at: Int(index), slot: slot, now: now, &decision.actions))
-            return decision
+            return .attached(remaining: attach(at: Int(index), slot: slot, now: now, &actions))
         }
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
-        let progress = Progress(duration: duration, tick: rules.tick, at: now)
-        let id = occupy(key: key, probe, slot: slot, progress: progress, &decision.actions)
-        arm(id, key: key, firstFire: progress.nextFire, &decision.actions)
-        emit(slot, .tick(key, duration), told: true, at: Int(id.index), &decision.actions)
-        return decision
+        let progress = Progress(duration: duration, tick: rules.tick, tickNanoseconds: tickNanoseconds, at: now)
+        let id = occupy(key: key, probe, slot: slot, progress: progress, &actions)
+        arm(id, key: key, firstFire: progress.nextFire, &actions)
+        emit(slot, .tick(key, duration), told: true, at: Int(id.index), &actions)
+        return .started
     }
 
     /// `ended`: how to end the stream `slot` feeds, once it is revoked.
@@ -226,11 +244,18 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     /// `hash`: `key` hashed by `keyHasher`.
     mutating func cancel(key: String, hash: KeyIndex.Hash, deliveredBelow: UInt64 = 0) -> Decision<Bool> {
+        var decision = Decision(answer: false)
+        decision.answer = cancel(key: key, hash: hash, deliveredBelow: deliveredBelow, &decision.actions)
+        return decision
+    }
+
+    /// The same, deciding into the caller's `actions` (empty), as a start does: the driver's
+    /// calls made at a million keys in a row.
+    mutating func cancel(key: String, hash: KeyIndex.Hash, deliveredBelow: UInt64, _ actions: inout Actions) -> Bool {
         let probe = probe(key, hash)
-        guard let index = probe.place else { return Decision(answer: false) }
+        guard let index = probe.place else { return false }
         indexByKey.remove(probe)
         let idle = places[Int(index)].lastTicket < deliveredBelow
-        var actions = Actions()
         let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &actions)
         // A stream's slot is revoked all the same: its end is an effect.
         if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
@@ -239,7 +264,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             revoke(slot, &actions)
         }
         if let handle { actions.effects.append(.disarm(handle)) }
-        return Decision(answer: true, actions: actions)
+        return true
     }
 
     mutating func pause(key: String, now: Moment) -> Decision<Bool> {
@@ -363,7 +388,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         for countdown in chosen {
             let probe = probe(countdown.key)
             guard probe.place == nil else { continue }  // the same key twice in the file: the first
-            var progress = Progress(duration: countdown.remaining, tick: rules.tick, at: now)
+            var progress = Progress(duration: countdown.remaining, tick: rules.tick, tickNanoseconds: tickNanoseconds, at: now)
             if countdown.isPaused {
                 // Paused with no timer, as `pause` leaves it; `resume` arms one.
                 progress.pause(at: now)
@@ -751,3 +776,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: generation))
     }
 }
+
+// What a decision carries out of the lock is values and `Sendable` references: a start decides
+// into actions its caller holds, across the lock's closure.
+extension CountdownTable.Effect: Sendable where Handle: Sendable {}
+extension CountdownTable.Actions: Sendable where Handle: Sendable {}

@@ -63,12 +63,12 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         // Hashed before the lock, and its index line fetched while the clocks are read.
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
         let slot = ObserverSlot(observer)
-        var decision = try table.withLock { table throws(CountdownError) in
+        var actions = Table.Actions()
+        let answer = try table.withLock { table throws(CountdownError) in
             table.prefetch(hash)
-            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now())
+            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now(), &actions)
         }
-        let answer = decision.answer
-        carryOut(&decision.actions)
+        carryOut(&actions)
         return answer
     }
 
@@ -108,9 +108,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         // Without a queue of deliveries (virtual time), nothing drops a retired observer soon.
         let delivered = mechanism.queuesDeliveries ? deliveredBelow.word.load(ordering: .acquiring) : 0
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
-        var decision = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered) }
-        let answer = decision.answer
-        carryOut(&decision.actions)
+        var actions = Table.Actions()
+        let answer = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered, &actions) }
+        carryOut(&actions)
         return answer
     }
 
@@ -381,6 +381,7 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         outboxFilled.word.store(0, ordering: .relaxed)
         var batch = Outbox.Batch()
         var (previousHold, dense) = outbox.withLock { outbox in
+            outbox.reuseBatch(&batch)
             let dense = continuing || began &- outbox.lastDrainEnd < Self.linger
             // Stays queued only if it will linger: a drain that found nothing and ends at once
             // must leave the next absorb (or retire) to queue another.
@@ -424,11 +425,17 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
                 batch.deliveries.removeAll(keepingCapacity: true)
             }
             // The drain queued when this one handed the queue back goes on.
-            if handedBack { return }
+            if handedBack {
+                outbox.withLock { $0.keepBatch(&batch) }
+                return
+            }
             // A batch of arms alone is something taken, as events are: the drain looks again.
             if !delivering && !filing {
                 guard lingering && dense else {
-                    outbox.withLock { $0.lastDrainEnd = SystemClocks.monotonic() }
+                    outbox.withLock { outbox in
+                        outbox.lastDrainEnd = SystemClocks.monotonic()
+                        outbox.keepBatch(&batch)
+                    }
                     return
                 }
                 // Lets events gather while the thread sleeps, then reads the flag, not the lock:

@@ -113,6 +113,26 @@ struct Outbox: ~Copyable {
         batch.through = nextTicket
     }
 
+    /// The buffers of the last drain's batch, emptied, for the next drain: a drain ends at each
+    /// turn and each gap in the stream, and one that began with empty buffers grew them again,
+    /// by doubling, under this lock (copying what the starts had appended meanwhile).
+    private var spareBatch = Batch()
+
+    /// Hands a drain the buffers the last one left; its own (empty, holding none) stay with it.
+    mutating func reuseBatch(_ batch: inout Batch) {
+        swap(&batch, &spareBatch)
+    }
+
+    /// Keeps a drain's emptied batch for the next one, when it has more room than the one kept;
+    /// the drain lets go of whichever it holds after the lock (no buffer is freed under it).
+    /// A batch still holding something is not kept: what it holds stays the drain's.
+    mutating func keepBatch(_ batch: inout Batch) {
+        guard batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty else { return }
+        if batch.deliveries.capacity + batch.arms.capacity > spareBatch.deliveries.capacity + spareBatch.arms.capacity {
+            swap(&batch, &spareBatch)
+        }
+    }
+
     /// Deliveries a drain put back to wait for the store: the first `count` pending ones were
     /// decided before the table's change count was `through`, so a write that covers it frees
     /// them (a finish is heard only once the file no longer holds its countdown).

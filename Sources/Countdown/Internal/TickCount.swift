@@ -17,7 +17,7 @@ struct TickCount: CountdownProgress {
     private var backgroundRemaining: Int64 = -1
     private var backgroundBoot: Int64 = 0
 
-    init(duration: Duration, tick: Duration, at now: Moment) {
+    init(duration: Duration, tick: Duration, tickNanoseconds _: Int64, at now: Moment) {
         self.init(duration: duration, tick: tick, now: now.monotonic)
     }
 
