@@ -36,12 +36,11 @@ struct SmallList<Element>: Sequence {
     }
 
     /// Appends every element to `destination`, in order, and leaves the list empty. Into an
-    /// empty destination without room for them a batch is swapped in whole: no element is
-    /// copied. One with room keeps its buffer, kept for what comes next.
+    /// empty destination a batch is swapped in whole: no element is copied.
     mutating func moveAll(into destination: inout ContiguousArray<Element>) {
         if let element = single.take() {
             destination.append(element)
-        } else if destination.isEmpty && destination.capacity < many.count {
+        } else if destination.isEmpty {
             swap(&destination, &many)
             many = []
         } else {
