@@ -1,10 +1,8 @@
 /// How a backend knows how much time is left: the strategy's notion of time, kept apart from
 /// the timer that wakes it up.
 protocol CountdownProgress: Sendable {
-    /// A countdown of `duration` starting at `now`, ticking every `tick`, which is
-    /// `tickNanoseconds` (converted once by the caller: a conversion is an `Int128` division,
-    /// and a start makes a progress).
-    init(duration: Duration, tick: Duration, tickNanoseconds: Int64, at now: Moment)
+    /// A countdown of `duration` starting at `now`, ticking every `tick`.
+    init(duration: Duration, tick: TickLength, at now: Moment)
 
     /// Time left now; frozen while paused; zero once the deadline has passed.
     func remaining(at now: Moment) -> Duration
@@ -57,9 +55,8 @@ enum ProgressStep: Equatable {
 }
 
 extension CountdownProgress {
-    /// A countdown of `duration` starting at `now`, ticking every `tick`.
     init(duration: Duration, tick: Duration, at now: Moment) {
-        self.init(duration: duration, tick: tick, tickNanoseconds: tick.nanoseconds, at: now)
+        self.init(duration: duration, tick: TickLength(tick), at: now)
     }
 
     var nextFireMayFinish: Bool { true }

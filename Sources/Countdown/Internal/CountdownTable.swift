@@ -133,8 +133,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     let rules: Rules
-    /// The tick in nanoseconds, converted once for every progress the table makes.
-    private let tickNanoseconds: Int64
+    /// The rules' tick, converted once for every progress the table makes.
+    private let tick: TickLength
     private let layout = PlaceLayout()
     private var indexByKey = KeyIndex()
     private var places = ChunkedArray<Place>()
@@ -155,7 +155,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     init(rules: Rules) {
         self.rules = rules
-        tickNanoseconds = rules.tick.nanoseconds
+        tick = TickLength(rules.tick)
     }
 
     // MARK: - The scheduler's API
@@ -207,7 +207,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             return .attached(remaining: attach(at: Int(index), slot: slot, now: now, &actions))
         }
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
-        let progress = Progress(duration: duration, tick: rules.tick, tickNanoseconds: tickNanoseconds, at: now)
+        let progress = Progress(duration: duration, tick: tick, at: now)
         let id = occupy(key: key, probe, slot: slot, progress: progress, &actions)
         arm(id, key: key, firstFire: progress.nextFire, &actions)
         emit(slot, .tick(key, duration), told: true, at: Int(id.index), &actions)
@@ -388,7 +388,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         for countdown in chosen {
             let probe = probe(countdown.key)
             guard probe.place == nil else { continue }  // the same key twice in the file: the first
-            var progress = Progress(duration: countdown.remaining, tick: rules.tick, tickNanoseconds: tickNanoseconds, at: now)
+            var progress = Progress(duration: countdown.remaining, tick: tick, at: now)
             if countdown.isPaused {
                 // Paused with no timer, as `pause` leaves it; `resume` arms one.
                 progress.pause(at: now)

@@ -27,9 +27,9 @@ struct DeadlineTrack: CountdownProgress {
     private static var paused: Int64 { .min }
     private var isPaused: Bool { deadline == Self.paused }
 
-    init(duration: Duration, tick _: Duration, tickNanoseconds tickLength: Int64, at now: Moment) {
+    init(duration: Duration, tick: TickLength, at now: Moment) {
         // Converted once: a conversion is an `Int128` division, on every start.
-        let length = duration.nanoseconds
+        let length = duration.nanoseconds, tickLength = tick.nanoseconds
         self.tick = UInt64(tickLength)
         deadline = now.clock + length
         leastTold = length

@@ -17,8 +17,8 @@ struct TickCount: CountdownProgress {
     private var backgroundRemaining: Int64 = -1
     private var backgroundBoot: Int64 = 0
 
-    init(duration: Duration, tick: Duration, tickNanoseconds _: Int64, at now: Moment) {
-        self.init(duration: duration, tick: tick, now: now.monotonic)
+    init(duration: Duration, tick: TickLength, at now: Moment) {
+        self.init(duration: duration, tick: tick.duration, now: now.monotonic)
     }
 
     init(duration: Duration, tick: Duration, now: MonotonicInstant) {
