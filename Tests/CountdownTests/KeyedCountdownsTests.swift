@@ -27,6 +27,37 @@ struct KeyedCountdownsTests {
         func disarm(_ handle: Int) {}
     }
 
+    /// Arms nothing; queues its deliveries (real time) or not (as virtual time does not).
+    struct Inert: CountdownMechanism {
+        typealias Progress = DeadlineTrack
+        let queuesDeliveries: Bool
+
+        func now() -> Moment {
+            let now = MonotonicInstant.now
+            return Moment(monotonic: now, clock: Int64(now.nanoseconds))
+        }
+
+        func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Int { 0 }
+        func disarm(_ handle: Int) {}
+    }
+
+    @Test("a table growing past one chunk of places gets room made ahead: from a thread of the pool in real time, at once in virtual time", arguments: [true, false])
+    func roomIsMadeAhead(queuesDeliveries: Bool) throws {
+        let table = KeyedCountdowns(
+            settings: try SchedulerSettings(
+                tickInterval: .seconds(1), maximumDuration: .seconds(60), capacity: nil, deliveryQueue: nil, label: "test.room"),
+            mechanism: Inert(queuesDeliveries: queuesDeliveries))
+        defer { table.shutdown() }
+        let chunk = ChunkedArray<Int>.chunkSize
+        for index in 0..<chunk { _ = try table.start(key: "room-ahead:user:\(index)", duration: .seconds(60), observer: { _ in }) }
+        #expect(!table.holdsRoomAhead, "one chunk: nothing asked for")
+        _ = try table.start(key: "room-ahead:user:\(chunk)", duration: .seconds(60), observer: { _ in })
+        // A watchdog, not a timing: the pool's thread makes the room whenever it runs.
+        #expect(waitUntil(timeout: .seconds(20)) { table.holdsRoomAhead },
+                "the second chunk began: room for a third was made and handed over")
+        #expect(table.activeCount == chunk + 1)
+    }
+
     @Test("a mechanism whose arm calls remaining(key:) and activeCount completes")
     func armMayCallBack() throws {
         let mechanism = CallingBack()

@@ -371,6 +371,42 @@ struct TimestampEngineTests {
         #expect(second.deliveries.capacity >= room, "the two events were appended into a buffer grown from empty")
     }
 
+    @Test("a buffer a backlog grew past the kept capacity is let go of once emptied, not kept for the scheduler's life")
+    func outboxLetsGoOfABacklogsBuffers() {
+        let kept = Outbox.keptCapacity
+        var outbox = Outbox()
+        var none = SmallList<Outbox.Arm>()
+        var backlog = SmallList<Outbox.Delivery>()
+        for _ in 0..<2 * kept { backlog.append(Outbox.Delivery(slot: .silent, event: .tick("k", .seconds(1)), generation: 0)) }
+        #expect(outbox.absorb(&backlog, ticket: 0, arms: &none))
+        var batch = Outbox.Batch()
+        outbox.reuseBatch(&batch)
+        outbox.take(into: &batch)
+        #expect(batch.deliveries.count == 2 * kept)
+        batch.deliveries.removeAll(keepingCapacity: true)
+        outbox.take(into: &batch)
+        #expect(batch.oversized.capacity >= 2 * kept, "the backlog's buffer goes to the drain, to let go of after the lock")
+        #expect(batch.deliveries.capacity <= kept)
+        batch.oversized = []
+        outbox.keepBatch(&batch)
+        // Whatever the outbox holds now has room for at most the kept capacity.
+        var next = Outbox.Batch()
+        outbox.reuseBatch(&next)
+        #expect(next.deliveries.capacity <= kept)
+        var one = SmallList<Outbox.Delivery>()
+        one.append(Outbox.Delivery(slot: .silent, event: .tick("k", .seconds(1)), generation: 0))
+        _ = outbox.absorb(&one, ticket: 1, arms: &none)
+        outbox.take(into: &next)
+        #expect(next.deliveries.count == 1 && next.deliveries.capacity <= kept)
+        // A drain's batch past the kept capacity is not kept either.
+        var large = Outbox.Batch()
+        large.deliveries.reserveCapacity(2 * kept)
+        outbox.keepBatch(&large)
+        var after = Outbox.Batch()
+        outbox.reuseBatch(&after)
+        #expect(after.deliveries.capacity <= kept)
+    }
+
     @Test("a countdown started while the delivery queue is held ticks once it is free: its first fire waited in the outbox for the drain")
     func armsWaitForTheDrain() throws {
         let delivery = DispatchQueue(label: "test.arms-wait.delivery")

@@ -1,4 +1,7 @@
 import CountdownPrefetch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An array that grows a chunk at a time and never moves what it holds.
 ///
@@ -7,11 +10,15 @@ import CountdownPrefetch
 /// and every tick due meanwhile waits. Here growing allocates one chunk of 16 384 elements.
 struct ChunkedArray<Element> {
     private static var chunkShift: Int { 14 }
-    private static var chunkSize: Int { 1 << chunkShift }
+    static var chunkSize: Int { 1 << chunkShift }
     private var chunks: [ContiguousArray<Element>] = []
     /// Where each chunk's elements are, for ``prefetch(_:)``.
     private var chunkAddresses: [UInt] = []
     private(set) var count = 0
+    /// A chunk made ahead of need, for the next append that begins a chunk.
+    private var spare: ContiguousArray<Element>?
+    /// A chunk was asked for and has not been provided yet.
+    private var spareAsked = false
 
     var indices: Range<Int> { 0..<count }
 
@@ -42,21 +49,85 @@ struct ChunkedArray<Element> {
         countdown_prefetch(UnsafeRawPointer(bitPattern: element &+ UInt(MemoryLayout<Element>.size - 1)))
     }
 
-    mutating func append(_ element: consuming Element) {
+    /// Appends `element`. Returns true when a chunk should be made ahead of need: the caller
+    /// makes one (``makeChunk()``), has it faulted in off its path (``Chunk/faultIn()``) and
+    /// hands it over (``provide(_:)``).
+    ///
+    /// From the second chunk on, a chunk is asked for as each chunk begins: an array that grew
+    /// past one chunk is growing. A small array never asks (a chunk faulted in ahead would be
+    /// resident for nothing).
+    @discardableResult
+    mutating func append(_ element: consuming Element) -> Bool {
+        var asks = false
         if count == chunks.count << Self.chunkShift {
-            var chunk = ContiguousArray<Element>()
-            chunk.reserveCapacity(Self.chunkSize)
+            let chunk = spare.take() ?? Self.makeChunk().elements
             // Appends stay within the capacity reserved: the elements never move.
             chunkAddresses.append(chunk.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) })
             chunks.append(chunk)
+            if chunks.count >= 2 && !spareAsked {
+                spareAsked = true
+                asks = true
+            }
         }
         chunks[chunks.count - 1].append(element)
         count += 1
+        return asks
+    }
+
+    /// Storage for one chunk, made ahead of need: empty, its capacity reserved.
+    struct Chunk {
+        fileprivate var elements: ContiguousArray<Element>
+
+        /// Where its elements go.
+        var address: UInt { elements.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+
+        /// Faults in its memory, writable (Linux; elsewhere nothing): the kernel maps every page
+        /// in one call, which costs less than a fault per page, and on the calling thread, not
+        /// on the appends' (`MADV_POPULATE_WRITE`, Linux 5.14: on an older kernel the pages fault
+        /// in when first written, as they would have).
+        func faultIn() {
+            #if os(Linux)
+            let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+            let first = (address + page - 1) & ~(page - 1)
+            let end = (address + UInt(ChunkedArray.chunkSize * MemoryLayout<Element>.stride)) & ~(page - 1)
+            guard end > first, let start = UnsafeMutableRawPointer(bitPattern: first) else { return }
+            let populateWrite: Int32 = 23  // not in every libc's headers
+            _ = madvise(start, Int(end - first), populateWrite)
+            #endif
+        }
+    }
+
+    /// Whether a chunk made ahead waits for the next append that begins a chunk.
+    var holdsSpare: Bool { spare != nil }
+
+    /// Where the chunk holding `index` (in bounds) keeps its elements.
+    func chunkAddress(of index: Int) -> UInt { chunkAddresses[index >> Self.chunkShift] }
+
+    /// A chunk for ``provide(_:)``: allocated by the calling thread, from its heap, as the
+    /// chunks an append makes are (a thread of the pool allocating it kept the memory in that
+    /// thread's arena, resident after the array was gone); ``Chunk/faultIn()`` may run anywhere.
+    static func makeChunk() -> Chunk {
+        var elements = ContiguousArray<Element>()
+        elements.reserveCapacity(chunkSize)
+        return Chunk(elements: elements)
+    }
+
+    /// Takes a chunk asked for by ``append(_:)``. Returns it when none is wanted any more (the
+    /// array was emptied meanwhile), for the caller to let go of outside any lock.
+    mutating func provide(_ chunk: consuming Chunk) -> Chunk? {
+        guard spareAsked, spare == nil else { return chunk }
+        spareAsked = false
+        spare = chunk.elements
+        return nil
     }
 
     mutating func removeAll() {
         chunks = []
         chunkAddresses = []
+        spare = nil
+        spareAsked = false
         count = 0
     }
 }
+
+extension ChunkedArray.Chunk: Sendable where Element: Sendable {}

@@ -56,6 +56,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         case endStream(@Sendable () -> Void)
         /// Every countdown was retired at a shutdown: end the mechanism's threads.
         case shutDownMechanism
+        /// The slab is growing: make room for more places (``makeRoom()``) off the caller's
+        /// path, and hand it over (``provide(_:)``).
+        case makeRoom
     }
 
     /// An operation's answer and what is left to do.
@@ -582,6 +585,28 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         probe(key, indexByKey.hash(key))
     }
 
+    /// Room for the places of a growing slab, made ahead of need (``Effect/makeRoom``).
+    struct Room {
+        fileprivate var chunk: ChunkedArray<Place>.Chunk
+
+        /// Faults in its memory: off the path of the starts that fill it.
+        func faultIn() { chunk.faultIn() }
+    }
+
+    /// Room for more places, allocated by the calling thread with no lock held.
+    static func makeRoom() -> Room { Room(chunk: ChunkedArray<Place>.makeChunk()) }
+
+    /// Whether room made ahead waits for the places to come.
+    var holdsRoomAhead: Bool { places.holdsSpare }
+
+    /// Takes the room a ``Effect/makeRoom`` asked for, and leaves `room` nil; leaves it as it
+    /// is when it is no longer wanted (the table was emptied meanwhile), for the caller to let
+    /// go of after the lock.
+    mutating func provide(_ room: inout Room?) {
+        guard let offered = room.take() else { return }
+        room = places.provide(offered.chunk).map { Room(chunk: $0) }
+    }
+
     /// `hash`: `key` hashed by `keyHasher`, before the lock.
     private func probe(_ key: String, _ hash: KeyIndex.Hash) -> KeyIndex.Probe {
         indexByKey.probe(hash) { places[Int($0)].key == key }
@@ -602,7 +627,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
             index = places.count
             var place = Place(progress: progress)
             id = Self.occupy(&place, at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
-            places.append(consume place)
+            if places.append(consume place) { actions.effects.append(.makeRoom) }
         }
         indexByKey.insert(probe, place: UInt32(index))
         recordChange(&actions)
@@ -778,6 +803,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 }
 
 // What a decision carries out of the lock is values and `Sendable` references: a start decides
-// into actions its caller holds, across the lock's closure.
+// into actions its caller holds, across the lock's closure. Room made on another thread is
+// handed into the lock the same way.
 extension CountdownTable.Effect: Sendable where Handle: Sendable {}
 extension CountdownTable.Actions: Sendable where Handle: Sendable {}
+extension CountdownTable.Place: Sendable where Progress: Sendable, Handle: Sendable {}
+extension CountdownTable.Room: Sendable where Progress: Sendable, Handle: Sendable {}

@@ -1,5 +1,6 @@
 import CountdownSupport
 import Dispatch
+import Foundation
 import Synchronization
 
 /// The driver of the keyed bookkeeping every backend shares: it takes the lock, reads the
@@ -326,7 +327,42 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         case .silence(let slot, let below): slot.silence(below: below)
         case .endStream(let end): end()
         case .shutDownMechanism: mechanism.shutdown()
+        case .makeRoom: makeRoom()
         }
+    }
+
+    /// Makes room for more places and hands it to the table. Allocated here, from the caller's
+    /// heap as the places an append makes; in real time (deliveries queued) its memory is
+    /// faulted in first, so that neither the starts that fill it nor the table's lock wait for
+    /// a page fault per 4 KiB. That is done on a thread of its own that runs only on a core
+    /// nothing else wants: the ticker, the delivery queue and the starts preempt it, and when
+    /// they leave it no time the room comes late and the appends fault the pages in, as
+    /// without it. In virtual time, which has no thread to spare, the room is handed over at
+    /// once and faults in as it fills.
+    private func makeRoom() {
+        let room = Table.makeRoom()
+        guard mechanism.queuesDeliveries else { return provide(room) }
+        let maker = Thread { [weak self] in
+            nameCurrentThread(Self.roomMakerName)
+            lowerCurrentThreadToIdlePriority()
+            room.faultIn()
+            self?.provide(room)
+        }
+        maker.qualityOfService = .background
+        maker.start()
+    }
+
+    /// At most 15 characters: Linux refuses longer thread names.
+    static var roomMakerName: String { "countdown-room" }
+
+    /// Whether room for more places, made ahead, waits in the table.
+    var holdsRoomAhead: Bool { table.withLock { $0.holdsRoomAhead } }
+
+    private func provide(_ room: sending Table.Room) {
+        var room: Table.Room? = room
+        table.withLock { $0.provide(&room) }
+        // Not wanted after all: let go of here, after the lock.
+        room = nil
     }
 
     // MARK: - Delivery (on the delivery queue)
@@ -391,6 +427,9 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
         var published = deliveredBelow.word.load(ordering: .relaxed)
         var handedBack = false
         while true {
+            // The buffers a take did not keep (grown by a backlog), let go of after its lock.
+            if batch.oversized.capacity > 0 { batch.oversized = [] }
+            if batch.oversizedArms.capacity > 0 { batch.oversizedArms = [] }
             // Filed before anything is delivered: no first fire waits for a later drain, and a
             // tick of this batch's countdowns finds its fire filed (the ticker's wake-ups run on
             // this queue).

@@ -92,7 +92,16 @@ struct Outbox: ~Copyable {
         var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
         /// First fires to file before anything is delivered.
         var arms: ContiguousArray<Arm> = []
+        /// Buffers grown past ``Outbox/keptCapacity``, not reused: the drain lets go of them
+        /// after the lock.
+        var oversized: ContiguousArray<Delivery> = []
+        var oversizedArms: ContiguousArray<Arm> = []
     }
+
+    /// The most a buffer kept for reuse holds. A backlog (a million starts made faster than
+    /// their first ticks were delivered) grows buffers far larger, and kept, they stayed
+    /// resident for the scheduler's life: 15 bytes per countdown after a million starts.
+    static var keptCapacity: Int { 16_384 }
 
     /// Everything pending, for the drain that is running, swapped into `batch`, whose buffers
     /// (emptied by the drain, so that no observer goes under this lock) are kept for reuse.
@@ -102,14 +111,21 @@ struct Outbox: ~Copyable {
     mutating func take(into batch: inout Batch, staying: Bool = false) {
         precondition(
             batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty, "a batch taken before it was emptied")
-        if batch.deliveries.capacity > spare.capacity { spare = batch.deliveries }
+        if batch.deliveries.capacity > Self.keptCapacity {
+            batch.oversized = batch.deliveries
+        } else if batch.deliveries.capacity > spare.capacity {
+            spare = batch.deliveries
+        }
         if pending.isEmpty && pendingArms.isEmpty && !staying { drainQueued = false }
         batch.deliveries = pending
         pending = spare
         spare = []
         // Swapped, so that each side keeps a buffer with room: a retire does not allocate.
         if !retired.isEmpty { swap(&batch.retired, &retired) }
-        if !pendingArms.isEmpty { swap(&batch.arms, &pendingArms) }
+        if !pendingArms.isEmpty {
+            if batch.arms.capacity > Self.keptCapacity { swap(&batch.arms, &batch.oversizedArms) }
+            swap(&batch.arms, &pendingArms)
+        }
         batch.through = nextTicket
     }
 
@@ -123,11 +139,14 @@ struct Outbox: ~Copyable {
         swap(&batch, &spareBatch)
     }
 
-    /// Keeps a drain's emptied batch for the next one, when it has more room than the one kept;
-    /// the drain lets go of whichever it holds after the lock (no buffer is freed under it).
-    /// A batch still holding something is not kept: what it holds stays the drain's.
+    /// Keeps a drain's emptied batch for the next one, when it has more room than the one kept
+    /// and no buffer past ``keptCapacity``; the drain lets go of whichever it holds after the
+    /// lock (no buffer is freed under it). A batch still holding something is not kept: what
+    /// it holds stays the drain's.
     mutating func keepBatch(_ batch: inout Batch) {
-        guard batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty else { return }
+        guard batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty,
+            batch.deliveries.capacity <= Self.keptCapacity && batch.arms.capacity <= Self.keptCapacity
+        else { return }
         if batch.deliveries.capacity + batch.arms.capacity > spareBatch.deliveries.capacity + spareBatch.arms.capacity {
             swap(&batch, &spareBatch)
         }
