@@ -81,12 +81,12 @@ struct ChunkedArray<Element> {
         /// Where its elements go.
         var address: UInt { elements.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
 
-        /// Faults in its memory, writable (Linux; elsewhere nothing): the kernel maps every page
-        /// in one call, which costs less than a fault per page, and on the calling thread, not
-        /// on the appends' (`MADV_POPULATE_WRITE`, Linux 5.14: on an older kernel the pages fault
-        /// in when first written, as they would have).
+        /// Faults in its memory, writable (Linux with glibc; elsewhere nothing): the kernel maps
+        /// every page in one call, which costs less than a fault per page, and on the calling
+        /// thread, not on the appends' (`MADV_POPULATE_WRITE`, Linux 5.14: on an older kernel the
+        /// pages fault in when first written, as they would have).
         func faultIn() {
-            #if os(Linux)
+            #if canImport(Glibc)
             let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
             let first = (address + page - 1) & ~(page - 1)
             let end = (address + UInt(ChunkedArray.chunkSize * MemoryLayout<Element>.stride)) & ~(page - 1)
