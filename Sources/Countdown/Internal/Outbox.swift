@@ -99,8 +99,8 @@ struct Outbox: ~Copyable {
     }
 
     /// The most a buffer kept for reuse holds. A backlog (a million starts made faster than
-    /// their first ticks were delivered) grows buffers far larger, and kept, they stayed
-    /// resident for the scheduler's life: 15 bytes per countdown after a million starts.
+    /// their first ticks are delivered) grows the buffers to its size, a delivery each, and
+    /// kept, they stayed resident for the scheduler's life.
     static var keptCapacity: Int { 16_384 }
 
     /// Everything pending, for the drain that is running, swapped into `batch`, whose buffers
