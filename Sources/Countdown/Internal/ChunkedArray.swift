@@ -16,7 +16,7 @@ struct ChunkedArray<Element> {
     private var chunkAddresses: [UInt] = []
     private(set) var count = 0
     /// A chunk made ahead of need, for the next append that begins a chunk.
-    private var spare: ContiguousArray<Element>?
+    private var spare: Chunk?
     /// A chunk was asked for and has not been provided yet.
     private var spareAsked = false
 
@@ -60,10 +60,10 @@ struct ChunkedArray<Element> {
     mutating func append(_ element: consuming Element) -> Bool {
         var asks = false
         if count == chunks.count << Self.chunkShift {
-            let chunk = spare.take() ?? Self.makeChunk().elements
+            let chunk = spare.take() ?? Self.makeChunk()
             // Appends stay within the capacity reserved: the elements never move.
-            chunkAddresses.append(chunk.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) })
-            chunks.append(chunk)
+            chunkAddresses.append(chunk.address)
+            chunks.append(chunk.elements)
             if chunks.count >= 2 && !spareAsked {
                 spareAsked = true
                 asks = true
@@ -100,9 +100,6 @@ struct ChunkedArray<Element> {
     /// Whether a chunk made ahead waits for the next append that begins a chunk.
     var holdsSpare: Bool { spare != nil }
 
-    /// Where the chunk holding `index` (in bounds) keeps its elements.
-    func chunkAddress(of index: Int) -> UInt { chunkAddresses[index >> Self.chunkShift] }
-
     /// A chunk for ``provide(_:)``: allocated by the calling thread, from its heap, as the
     /// chunks an append makes are (a thread of the pool allocating it kept the memory in that
     /// thread's arena, resident after the array was gone); ``Chunk/faultIn()`` may run anywhere.
@@ -113,11 +110,13 @@ struct ChunkedArray<Element> {
     }
 
     /// Takes a chunk asked for by ``append(_:)``. Returns it when none is wanted any more (the
-    /// array was emptied meanwhile), for the caller to let go of outside any lock.
+    /// array was emptied meanwhile), for the caller to let go of outside any lock. The caller
+    /// keeps no copy: a chunk held twice is copied by its first append, into a buffer that
+    /// grows and moves.
     mutating func provide(_ chunk: consuming Chunk) -> Chunk? {
         guard spareAsked, spare == nil else { return chunk }
         spareAsked = false
-        spare = chunk.elements
+        spare = chunk
         return nil
     }
 

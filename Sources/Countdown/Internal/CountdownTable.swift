@@ -585,16 +585,12 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         probe(key, indexByKey.hash(key))
     }
 
-    /// Room for the places of a growing slab, made ahead of need (``Effect/makeRoom``).
-    struct Room {
-        fileprivate var chunk: ChunkedArray<Place>.Chunk
+    /// Room for the places of a growing slab, made ahead of need (``Effect/makeRoom``): a chunk
+    /// of the slab, allocated by the calling thread with no lock held, faulted in off the path
+    /// of the starts that fill it.
+    typealias Room = ChunkedArray<Place>.Chunk
 
-        /// Faults in its memory: off the path of the starts that fill it.
-        func faultIn() { chunk.faultIn() }
-    }
-
-    /// Room for more places, allocated by the calling thread with no lock held.
-    static func makeRoom() -> Room { Room(chunk: ChunkedArray<Place>.makeChunk()) }
+    static func makeRoom() -> Room { ChunkedArray<Place>.makeChunk() }
 
     /// Whether room made ahead waits for the places to come.
     var holdsRoomAhead: Bool { places.holdsSpare }
@@ -604,7 +600,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// go of after the lock.
     mutating func provide(_ room: inout Room?) {
         guard let offered = room.take() else { return }
-        room = places.provide(offered.chunk).map { Room(chunk: $0) }
+        room = places.provide(offered)
     }
 
     /// `hash`: `key` hashed by `keyHasher`, before the lock.
@@ -804,8 +800,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
 // What a decision carries out of the lock is values and `Sendable` references: a start decides
 // into actions its caller holds, across the lock's closure. Room made on another thread is
-// handed into the lock the same way.
+// handed into the lock the same way (a chunk of places is `Sendable` when a place is).
 extension CountdownTable.Effect: Sendable where Handle: Sendable {}
 extension CountdownTable.Actions: Sendable where Handle: Sendable {}
 extension CountdownTable.Place: Sendable where Progress: Sendable, Handle: Sendable {}
-extension CountdownTable.Room: Sendable where Progress: Sendable, Handle: Sendable {}

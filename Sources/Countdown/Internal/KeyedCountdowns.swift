@@ -340,11 +340,14 @@ final class KeyedCountdowns<Mechanism: CountdownMechanism>: Sendable {
     /// without it. In virtual time, which has no thread to spare, the room is handed over at
     /// once and faults in as it fills.
     private func makeRoom() {
-        let room = Table.makeRoom()
-        guard mechanism.queuesDeliveries else { return provide(room) }
+        guard mechanism.queuesDeliveries else { return provide(Table.makeRoom()) }
+        // Handed to the thread in a box it empties: a copy left in its closure, which lives as
+        // long as the `Thread`, would make the table's first append copy the room.
+        let handoff = Locked<Table.Room?>(Table.makeRoom())
         let maker = Thread { [weak self] in
             nameCurrentThread(Self.roomMakerName)
             lowerCurrentThreadToIdlePriority()
+            guard let room = handoff.withLock({ $0.take() }) else { return }
             room.faultIn()
             self?.provide(room)
         }
