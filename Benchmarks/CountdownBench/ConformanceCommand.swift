@@ -79,7 +79,7 @@ struct ConformanceCommand {
             let suite = CountdownConformance(name: backend.description, options: options) { environment in
                 try backend.makeScheduler(.init(
                     tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
-                    wallClock: environment.wallClock))
+                    wallClock: environment.wallClock, namespace: environment.namespace))
             }
             let report = suite.run(only: checkIDs, concurrency: 6)
             let profile = try backend.profile()

@@ -16,6 +16,8 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         var maximumDuration: Duration?
         /// The wall clock, for backends that read it (a clock that jumps, in tests); nil: `Date`.
         var wallClock: CountdownClock?
+        /// Where a fleet backend keeps its countdowns; nil: a namespace of its own.
+        var namespace: String?
     }
 
     /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`, `task`.
@@ -193,17 +195,19 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
         ((inner.map { [$0] } ?? []) + [suffix]).joined(separator: "+")
     }
 
-    /// Command-line names, each once: `dispatch-source`, `operation-queue`, …, `virtual`.
+    /// Command-line names, each once: `dispatch-source`, `operation-queue`, …, `virtual`, and
+    /// `redis` in a build with the Redis trait.
     static var names: [String] {
         var seen: [String] = []
-        for backend in allWithVariants + [virtual] where !seen.contains(backend.name) { seen.append(backend.name) }
+        for backend in allWithVariants + [virtual] + fleet where !seen.contains(backend.name) { seen.append(backend.name) }
         return seen
     }
 
     /// The backends whose ``name`` or ``description`` is `name`: `timestamp` gives every clock,
-    /// `dispatch-source` both variants.
+    /// `dispatch-source` both variants, `redis` both Redis strategies. The Redis ones are chosen
+    /// by name only, never by `all`: they need a server.
     static func named(_ name: String) -> [CountdownBackend] {
-        (allWithVariants + [virtual]).filter { $0.name == name || $0.description == name }
+        (allWithVariants + [virtual] + fleet).filter { $0.name == name || $0.description == name }
             + (companies + storedOnes).filter { $0.description == name }
     }
 

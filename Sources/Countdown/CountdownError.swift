@@ -17,6 +17,9 @@ public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// ``CountdownScheduler/shutdown()`` was called; the scheduler takes no more countdowns.
     case shutDown
+    /// The store that holds the countdowns (a Redis server, for a fleet) cannot be reached:
+    /// the request was not carried out.
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -36,6 +39,8 @@ public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid configuration: \(why)"
         case .shutDown:
             "the scheduler has been shut down"
+        case .unavailable(let why):
+            "the shared store cannot be reached: \(why)"
         }
     }
 }

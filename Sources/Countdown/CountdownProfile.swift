@@ -37,6 +37,15 @@ public struct CountdownProfile: Sendable, Hashable {
         case stallsCountdowns = "stalls-countdowns"
     }
 
+    /// Where the countdowns live, and so who shares them.
+    public enum Sharing: String, Sendable, Hashable, Codable, CaseIterable {
+        /// In this scheduler's memory: every scheduler has countdowns of its own.
+        case process
+        /// In a store that several schedulers (processes, servers) reach: schedulers made on
+        /// one namespace share every countdown (a start in one is an attach in another).
+        case fleet
+    }
+
     /// The command-line name: `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`.
     public var name: String
     /// The variant, when a backend has more than one (`wall`, `continuous`); else nil.
@@ -56,6 +65,7 @@ public struct CountdownProfile: Sendable, Hashable {
     /// How late a tick may come by design so that timers due close together share a wake-up,
     /// as `Timer.tolerance`: never early, at most this late. Zero: no coalescing.
     public var tolerance: Duration
+    public var sharing: Sharing
 
     public init(
         name: String,
@@ -68,7 +78,8 @@ public struct CountdownProfile: Sendable, Hashable {
         slowObserver: SlowObserver = .delaysDeliveryOnly,
         capacity: Int?,
         maximumDuration: Duration,
-        tolerance: Duration = .zero
+        tolerance: Duration = .zero,
+        sharing: Sharing = .process
     ) {
         self.name = name
         self.variant = variant
@@ -81,6 +92,7 @@ public struct CountdownProfile: Sendable, Hashable {
         self.capacity = capacity
         self.maximumDuration = maximumDuration
         self.tolerance = tolerance
+        self.sharing = sharing
     }
 
     /// `name` alone, or `name(variant)`: `timestamp(wall)`.

@@ -31,6 +31,11 @@ public struct CountdownConformance: Sendable {
         /// A wall clock the suite can move: a backend that reads the wall clock should read
         /// this one, so the wall-clock profile can be observed without touching the machine.
         public let wallClock: CountdownClock
+        /// Where a fleet backend (profile sharing `.fleet`) keeps its countdowns: new for each
+        /// scheduler a check makes, so that checks and schedulers never see each other's; the
+        /// same for two schedulers that a fleet check makes to share countdowns. A backend that
+        /// keeps its countdowns in its own memory ignores it.
+        public let namespace: String
     }
 
     public typealias Factory = @Sendable (Environment) throws -> any CountdownScheduler

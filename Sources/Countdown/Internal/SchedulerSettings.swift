@@ -1,14 +1,14 @@
 import Dispatch
 
-/// The validated settings every backend is made with.
-struct SchedulerSettings: Sendable {
-    let tickInterval: Duration
-    let maximumDuration: Duration
-    let capacity: Int?
-    let deliveryQueue: DispatchQueue
+/// The validated settings every backend is made with (the package's Redis strategies too).
+package struct SchedulerSettings: Sendable {
+    package let tickInterval: Duration
+    package let maximumDuration: Duration
+    package let capacity: Int?
+    package let deliveryQueue: DispatchQueue
 
     /// Refuses what no backend can honour; `label` names the default delivery queue.
-    init(
+    package init(
         tickInterval: Duration,
         maximumDuration: Duration,
         capacity: Int?,
@@ -37,10 +37,20 @@ struct SchedulerSettings: Sendable {
     }
 
     /// Refuses a coalescing tolerance outside zero ..< the tick interval.
-    func validate(tolerance: Duration) throws(CountdownError) {
+    package func validate(tolerance: Duration) throws(CountdownError) {
         guard tolerance >= .zero, tolerance < tickInterval else {
             throw .invalidConfiguration(
                 "the tolerance \(tolerance.text) is not between zero and the tick interval \(tickInterval.text)")
         }
+    }
+}
+
+extension SchedulerSettings {
+    /// Refuses a start's key or duration as the contract says: an empty key, a duration that is
+    /// not positive or above the maximum.
+    package func validate(key: String, duration: Duration) throws(CountdownError) {
+        guard !key.isEmpty else { throw .emptyKey }
+        guard duration > .zero else { throw .nonPositiveDuration(duration) }
+        guard duration <= maximumDuration else { throw .durationAboveMaximum(duration, maximum: maximumDuration) }
     }
 }

@@ -13,16 +13,29 @@ final class Harness: Sendable {
     let tick: Duration
     let time: CheckTime
 
-    init(tick: Duration, factory: CountdownConformance.Factory, report: @escaping @Sendable (String) -> Void) throws {
+    /// The namespace this harness's scheduler was made on: another harness made with it shares
+    /// its countdowns (a fleet backend's).
+    let namespace: String
+
+    init(
+        tick: Duration, namespace: String = Harness.freshNamespace(), factory: CountdownConformance.Factory,
+        report: @escaping @Sendable (String) -> Void
+    ) throws {
         let queue = DeliveryQueue()
         let wallClock = MovableWallClock()
         let scheduler = try factory(.init(
-            tickInterval: tick, deliveryQueue: queue.queue, wallClock: wallClock.clock))
+            tickInterval: tick, deliveryQueue: queue.queue, wallClock: wallClock.clock, namespace: namespace))
+        self.namespace = namespace
         self.scheduler = scheduler
         self.queue = queue
         self.wallClock = wallClock
         self.tick = tick
         time = CheckTime(scheduler: scheduler, tick: tick, report: report)
+    }
+
+    /// A namespace no other scheduler uses.
+    static func freshNamespace() -> String {
+        "cf-\(UInt64.random(in: 0...UInt64.max).description)"
     }
 
     /// A recorder whose observer runs on this harness's queue and stamps this harness's time.

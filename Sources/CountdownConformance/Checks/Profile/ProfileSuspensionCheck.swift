@@ -76,7 +76,8 @@ enum FrozenChild {
         let finished = DispatchSemaphore(value: 0)
         do {
             let queue = DispatchQueue(label: "countdown.suspension-worker")
-            let scheduler = try factory(.init(tickInterval: tick, deliveryQueue: queue, wallClock: MovableWallClock().clock))
+            let scheduler = try factory(.init(
+                tickInterval: tick, deliveryQueue: queue, wallClock: MovableWallClock().clock, namespace: Harness.freshNamespace()))
             say("declared \(scheduler.profile.suspension.rawValue)")
             let start = SystemClocks.monotonic()
             try scheduler.start(key: "suspension", duration: duration) { event in

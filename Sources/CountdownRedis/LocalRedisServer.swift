@@ -1,0 +1,186 @@
+#if Redis
+import CountdownSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `redis-server` of our own, on a free loopback port in a temporary directory: what the
+/// tests and the benchmark run against unless given a server (`--redis HOST:PORT`). Stopped,
+/// and its directory removed, by ``stop()`` or when released.
+public final class LocalRedisServer: Sendable {
+    /// Why a server could not be started.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let endpoint: RedisEndpoint
+    /// The directory the server runs in (its append-only file, when asked for, lives here).
+    public let directory: URL
+    private let process: ChildProcess
+    private let extraSettings: [String]
+
+    /// `extraSettings`: more `redis-server` options, as `["--appendonly", "yes"]`.
+    public convenience init(extraSettings: [String] = []) throws(StartError) {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("countdown-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StartError(description: "cannot make \(directory.path): \(error)")
+        }
+        try self.init(directory: directory, port: nil, extraSettings: extraSettings)
+    }
+
+    private init(directory: URL, port: Int?, extraSettings: [String]) throws(StartError) {
+        guard let executable = Self.findExecutable() else {
+            throw StartError(description: "redis-server is not installed (Debian: apt-get install redis-server; macOS: brew install redis)")
+        }
+        var lastError = "no attempt"
+        for _ in 0..<(port == nil ? 5 : 1) {
+            let chosen = port ?? Self.freePort()
+            let settings = [
+                "--port", String(chosen), "--bind", "127.0.0.1", "--dir", directory.path,
+                "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "redis.log",
+                "--notify-keyspace-events", "Ex",
+            ] + extraSettings
+            let process = try Self.spawn(executable, settings)
+            let endpoint = RedisEndpoint(host: "127.0.0.1", port: chosen)
+            if Self.waitUntilReady(endpoint, process: process) {
+                self.endpoint = endpoint
+                self.directory = directory
+                self.process = process
+                self.extraSettings = extraSettings
+                return
+            }
+            lastError = "redis-server on port \(chosen) did not answer PING within 5 s (see \(directory.path)/redis.log)"
+            process.stop(signal: SIGKILL)
+        }
+        throw StartError(description: lastError)
+    }
+
+    deinit { stop() }
+
+    /// The server's process id, for reading its CPU time from `/proc`.
+    public var processIdentifier: Int32 { process.id }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Stops the server (SIGTERM: with an append-only file, it writes it out first) and waits.
+    public func stop() { process.stop(signal: SIGTERM) }
+
+    /// Stops the server and removes its directory.
+    public func remove() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the server with SIGKILL, as a crash would: what the append-only file holds is what
+    /// comes back.
+    public func kill() { process.stop(signal: SIGKILL) }
+
+    /// A new server on the same port and directory, with the same settings: it loads the
+    /// append-only file, if there is one.
+    public func restarted() throws(StartError) -> LocalRedisServer {
+        stop()
+        return try LocalRedisServer(directory: directory, port: endpoint.port, extraSettings: extraSettings)
+    }
+
+    private static func spawn(_ executable: String, _ arguments: [String]) throws(StartError) -> ChildProcess {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        // The spawning thread may block signals (libdispatch's workers block most): the child
+        // would inherit the mask and ignore our SIGTERM. It starts with none blocked.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard status == 0 else {
+            throw StartError(description: "cannot run \(executable): \(String(cString: strerror(status)))")
+        }
+        return ChildProcess(id: pid)
+    }
+
+    private static func findExecutable() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"] {
+            let candidate = "\(folder)/redis-server"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// A port the kernel hands out for a socket bound to port 0, closed again at once.
+    private static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func waitUntilReady(_ endpoint: RedisEndpoint, process: ChildProcess) -> Bool {
+        for _ in 0..<250 {
+            guard process.isRunning else { return false }
+            if let connection = try? RedisConnection(endpoint, timeout: .milliseconds(200)),
+               (try? connection.call(["PING"])) == .status("PONG") {
+                return true
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+}
+/// The server's process, spawned and reaped here rather than through Foundation's `Process`,
+/// whose `waitUntilExit` spins a run loop that never hears the exit once the test process is
+/// itself exiting (seen: an `atexit` stop that spun a core).
+private final class ChildProcess: Sendable {
+    let id: pid_t
+    private let reaped = Locked(false)
+
+    init(id: pid_t) { self.id = id }
+
+    var isRunning: Bool {
+        reaped.withLock { reaped in
+            if reaped { return false }
+            var status: Int32 = 0
+            if waitpid(id, &status, WNOHANG) == id { reaped = true }
+            return !reaped
+        }
+    }
+
+    func stop(signal: Int32) {
+        reaped.withLock { reaped in
+            guard !reaped else { return }
+            _ = kill(id, signal)
+            var status: Int32 = 0
+            while waitpid(id, &status, 0) == -1 && errno == EINTR {}
+            reaped = true
+        }
+    }
+}
+#endif

@@ -1,0 +1,189 @@
+#if Redis
+import CHiredis
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a call to Redis failed.
+enum RedisFailure: Error, Sendable, CustomStringConvertible {
+    /// No connection could be made, or it broke mid-call.
+    case unreachable(String)
+    /// The server answered with an error (a script's error, a wrong type).
+    case server(String)
+
+    var description: String {
+        switch self {
+        case .unreachable(let why): "Redis cannot be reached: \(why)"
+        case .server(let why): "Redis answered an error: \(why)"
+        }
+    }
+
+    /// Whether the server closed the connection before answering: the command was not run (a
+    /// `CLIENT KILL`, an idle timeout, a restart), so it may be sent again on a new connection.
+    var connectionClosed: Bool {
+        if case .unreachable(let why) = self { return why.hasPrefix(RedisConnection.closedPrefix) }
+        return false
+    }
+}
+
+/// One blocking hiredis connection. Not thread-safe: one thread, or a lock, at a time.
+final class RedisConnection {
+    static let closedPrefix = "closed: "
+
+    let endpoint: RedisEndpoint
+    private var context: UnsafeMutablePointer<redisContext>?
+
+    /// Connects within `timeout`; later calls wait at most `commandTimeout` for an answer (nil:
+    /// as long as it takes, for a blocking read).
+    init(_ endpoint: RedisEndpoint, timeout: Duration = .seconds(2), commandTimeout: Duration? = .seconds(5)) throws(RedisFailure) {
+        self.endpoint = endpoint
+        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(timeout)) else {
+            throw .unreachable("\(endpoint): could not allocate a connection")
+        }
+        if context.pointee.err != 0 {
+            let why = Self.errorText(context)
+            redisFree(context)
+            throw .unreachable("\(endpoint): \(why)")
+        }
+        self.context = context
+        if let commandTimeout { try setTimeout(commandTimeout) }
+    }
+
+    deinit { if let context { redisFree(context) } }
+
+    /// How long a read waits for the server's answer before the call fails.
+    func setTimeout(_ timeout: Duration) throws(RedisFailure) {
+        guard let context else { throw .unreachable("\(endpoint): closed") }
+        guard redisSetTimeout(context, timeval(timeout)) == REDIS_OK else {
+            throw .unreachable("\(endpoint): \(Self.errorText(context))")
+        }
+    }
+
+    /// Sends one command and waits for its reply.
+    func call(_ arguments: [String]) throws(RedisFailure) -> RedisReply {
+        try append(arguments)
+        return try read()
+    }
+
+    /// Sends every command in one write, then reads their replies in order (a pipeline): one
+    /// round trip for the lot.
+    func pipeline(_ commands: [[String]]) throws(RedisFailure) -> [RedisReply] {
+        for command in commands { try append(command) }
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands { replies.append(try read()) }
+        return replies
+    }
+
+    /// Queues a command in hiredis' output buffer; written by the next read.
+    func append(_ arguments: [String]) throws(RedisFailure) {
+        guard let context else { throw .unreachable("\(endpoint): closed") }
+        let status = Self.withArgv(arguments) { argc, argv, lengths in
+            redisAppendCommandArgv(context, argc, argv, lengths)
+        }
+        guard status == REDIS_OK else { throw failure(context) }
+    }
+
+    /// Writes what is queued, then reads one reply.
+    func read() throws(RedisFailure) -> RedisReply {
+        guard let context else { throw .unreachable("\(endpoint): closed") }
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
+        defer { freeReplyObject(raw) }
+        return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// A failed call leaves the connection unusable: it is closed, and the error says why.
+    private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisFailure {
+        let closed = context.pointee.err == REDIS_ERR_EOF
+        let why = Self.errorText(context)
+        redisFree(context)
+        self.context = nil
+        return .unreachable(closed ? Self.closedPrefix + why : "\(endpoint): \(why)")
+    }
+
+    var isOpen: Bool { context != nil }
+
+    /// The next reply the server pushes (a subscriber's message), or nil when none came within
+    /// `timeout`: the connection stays usable (a read timeout would close it).
+    func nextPushed(within timeout: Duration) throws(RedisFailure) -> RedisReply? {
+        guard let context else { throw .unreachable("\(endpoint): closed") }
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(context, &raw) == REDIS_OK else { throw failure(context) }
+        if raw == nil {
+            var descriptor = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(timeout.nanoseconds / 1_000_000))
+            guard ready > 0 else { return nil }
+            guard redisBufferRead(context) == REDIS_OK, redisGetReplyFromReader(context, &raw) == REDIS_OK else {
+                throw failure(context)
+            }
+            guard raw != nil else { return nil }
+        }
+        defer { freeReplyObject(raw) }
+        return Self.copy(raw!.assumingMemoryBound(to: redisReply.self))
+    }
+
+    private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let r = reply.pointee
+        func text() -> String {
+            guard let str = r.str else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: str, count: Int(r.len)), as: UTF8.self)
+        }
+        switch r.type {
+        case REDIS_REPLY_STATUS: return .status(text())
+        case REDIS_REPLY_ERROR: return .error(text())
+        case REDIS_REPLY_INTEGER: return .integer(r.integer)
+        case REDIS_REPLY_STRING: return .string(text())
+        case REDIS_REPLY_ARRAY:
+            var elements: [RedisReply] = []
+            elements.reserveCapacity(Int(r.elements))
+            for index in 0..<Int(r.elements) {
+                if let element = r.element[index] { elements.append(copy(element)) } else { elements.append(.null) }
+            }
+            return .array(elements)
+        default: return .null
+        }
+    }
+
+    private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// The arguments as hiredis takes them: pointers and lengths, so that any byte (a NUL too)
+    /// passes through.
+    private static func withArgv<R>(
+        _ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R
+    ) -> R {
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int] = []
+        for argument in arguments {
+            offsets.append(bytes.count)
+            bytes.append(contentsOf: argument.utf8)
+            lengths.append(bytes.count - offsets.last!)
+        }
+        if bytes.isEmpty { bytes.append(0) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var argv: [UnsafePointer<CChar>?] = offsets.map { base + $0 }
+            return argv.withUnsafeMutableBufferPointer { argvBuffer in
+                lengths.withUnsafeBufferPointer { lengthBuffer in
+                    body(Int32(arguments.count), argvBuffer.baseAddress!, lengthBuffer.baseAddress!)
+                }
+            }
+        }
+    }
+}
+
+private func timeval(_ duration: Duration) -> timeval {
+    let (seconds, attoseconds) = duration.components
+    var value = timeval()
+    value.tv_sec = numericCast(seconds)
+    value.tv_usec = numericCast(attoseconds / 1_000_000_000_000)
+    return value
+}
+#endif

@@ -1,0 +1,159 @@
+#if Redis
+import Countdown
+import CountdownSupport
+import Dispatch
+
+/// Countdowns kept in Redis, shared by every scheduler (process, server) made on the same Redis
+/// and namespace: a server's rate-limit windows once the service runs on several servers. Two
+/// strategies (``RedisStrategy``): a sorted set of deadlines, engineered and recommended, and
+/// keys with TTLs heard through keyspace notifications, as the tutorials build it, measured and
+/// not recommended. Both keep the contract's API and the fleet semantics below; how well each
+/// keeps the contract's timing is what the conformance suite and `countdown-bench` report.
+///
+/// Ticks are computed where the observer is, from the shared deadline: they need no Redis call.
+///
+/// ## Fleet semantics
+///
+/// - **Shared.** A `start` in one scheduler is an ``CountdownStart/attached(remaining:)`` in
+///   another; `remaining`, `cancel`, `pause`, `resume`, `activeKeys` and `activeCount` answer for
+///   the fleet, from any member.
+/// - **One observer, the last attached anywhere.** An attach in process B ends what process A's
+///   observer hears, as a second attach does within one process. Across processes it takes one
+///   hop (A hears of it from Redis), so A's observer may hear one more tick meanwhile; within
+///   one process the contract holds exactly. The same goes for a cancel or a pause made in
+///   another process than the observer's.
+/// - **One clock.** Deadlines are instants of the Redis server's clock (`TIME` inside the
+///   scripts, or the server's own key expiry), never a member's: members whose clocks disagree
+///   still agree on every finish. A jump of the Redis host's clock moves every countdown with it
+///   (set forward, they finish early by the jump; set back, late). A member's own clock changes
+///   nothing but the instants its ticks are computed for, from the offset to the server's clock
+///   it measures with every claim.
+/// - **One finish, fleet-wide**, delivered where the observer is, never twice. How it gets there
+///   and when it can be lost is the strategy's: see ``RedisStrategy``.
+/// - **Nothing lost with a process.** A member killed mid-countdown loses nothing of the
+///   countdown: it lives in Redis, and a member that attaches later hears the rest.
+/// - **Shutdown** of one member ends what its observers hear and the threads it started; the
+///   countdowns are the fleet's and stay in Redis (a server redeployed keeps its users'
+///   windows). The member itself then answers as a scheduler with nothing: `activeCount` 0,
+///   `remaining` nil, `start` throws ``CountdownError/shutDown``.
+/// - **Redis away.** `init` throws ``CountdownError/unavailable(_:)`` and leaves nothing behind.
+///   A connection that breaks is made again by the next call; a call the server closed the
+///   connection on before answering (`CLIENT KILL`, a restart) is sent once more; any other
+///   failure throws ``CountdownError/unavailable(_:)`` from `start` and from every call made
+///   through ``throwing``. The protocol's non-throwing calls answer false, nil, `[]` or 0 then,
+///   counted in ``unavailableCalls``. What a restarted Redis kept is kept: with
+///   `appendonly yes` and `appendfsync everysec`, at most the last second of changes is lost.
+public final class RedisCountdownScheduler: CountdownScheduler {
+    public let profile: CountdownProfile
+    public let strategy: RedisStrategy
+    private let engine: any FleetEngine
+
+    /// - Parameters:
+    ///   - endpoint: the Redis server (7.0 or later).
+    ///   - namespace: schedulers on the same server and namespace share their countdowns.
+    ///   - capacity: the most countdowns the fleet runs at once under this namespace (nil: no
+    ///     limit); the sorted set counts them, the keyspace strategy takes none.
+    /// - Throws: ``CountdownError/unavailable(_:)`` when Redis cannot be reached, or a settings
+    ///   error; nothing is left behind.
+    public init(
+        endpoint: RedisEndpoint,
+        namespace: String = "countdown",
+        strategy: RedisStrategy = .sortedSet(),
+        tickInterval: Duration = .seconds(1),
+        capacity: Int? = nil,
+        maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
+        deliveryQueue: DispatchQueue? = nil
+    ) throws(CountdownError) {
+        let settings = try SchedulerSettings(
+            tickInterval: tickInterval, maximumDuration: maximumDuration,
+            capacity: strategy.takesCapacity ? capacity : nil,
+            deliveryQueue: deliveryQueue, label: "countdown.redis")
+        switch strategy {
+        case .sortedSet(let tolerance):
+            try settings.validate(tolerance: tolerance)
+            engine = try ZSetEngine(endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance)
+        case .keyspaceNotifications:
+            engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings)
+        }
+        self.strategy = strategy
+        profile = strategy.profile(capacity: settings.capacity, maximumDuration: maximumDuration)
+    }
+
+    deinit { engine.shutdown() }
+
+    public var tickInterval: Duration { engine.settings.tickInterval }
+    public var deliveryQueue: DispatchQueue { engine.settings.deliveryQueue }
+
+    /// The calls below, throwing ``CountdownError/unavailable(_:)`` when Redis cannot be reached.
+    public var throwing: RedisCountdownCalls { RedisCountdownCalls(engine: engine) }
+
+    /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.
+    public var unavailableCalls: Int { engine.unavailableCalls.load(ordering: .relaxed) }
+
+    /// How many countdowns this member observes (their observers are here).
+    public var observedHere: Int { engine.watch.observedCount }
+
+    @discardableResult
+    public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
+        throws(CountdownError) -> CountdownStart
+    {
+        try engine.start(key: key, duration: duration, watch: LocalWatch.Watch(observer))
+    }
+
+    /// Starts many countdowns in one round trip (a pipeline): what a server filling windows in
+    /// bulk calls, and the benchmark. The answers, in order; one that fails does not stop the
+    /// others.
+    public func start(
+        _ batch: [(key: String, duration: Duration, observer: CountdownObserver)]
+    ) -> [Result<CountdownStart, CountdownError>] {
+        engine.startMany(batch.map { ($0.key, $0.duration, LocalWatch.Watch($0.observer)) })
+    }
+
+    @discardableResult
+    public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
+        counted(nil) { () throws(CountdownError) in try engine.attach(key: key, watch: LocalWatch.Watch(observer)) }
+    }
+
+    public func events(key: String) -> AsyncStream<CountdownEvent> {
+        FleetEvents.stream { [engine] watch throws(CountdownError) in try engine.attach(key: key, watch: watch) != nil } detach: {
+            [engine] in engine.watch.detach($0)
+        }
+    }
+
+    @discardableResult public func cancel(key: String) -> Bool {
+        counted(false) { () throws(CountdownError) in try engine.cancel(key: key) }
+    }
+
+    @discardableResult public func pause(key: String) -> Bool {
+        counted(false) { () throws(CountdownError) in try engine.pause(key: key) }
+    }
+
+    @discardableResult public func resume(key: String) -> Bool {
+        counted(false) { () throws(CountdownError) in try engine.resume(key: key) }
+    }
+
+    public func remaining(key: String) -> Duration? {
+        counted(nil) { () throws(CountdownError) in try engine.remaining(key: key) }
+    }
+
+    public var activeKeys: [String] { counted([]) { () throws(CountdownError) in try engine.activeKeys() } }
+
+    public var activeCount: Int { counted(0) { () throws(CountdownError) in try engine.activeCount() } }
+
+    /// Nothing to do: the deadline is the server's, and a frozen member loses no time.
+    public func enteredBackground() {}
+    public func enteredForeground() {}
+
+    public func shutdown() { engine.shutdown() }
+
+    /// The protocol's non-throwing forms: `fallback` when Redis cannot be reached, counted.
+    private func counted<T>(_ fallback: T, _ body: () throws(CountdownError) -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            engine.unavailableCalls.add(1, ordering: .relaxed)
+            return fallback
+        }
+    }
+}
+#endif

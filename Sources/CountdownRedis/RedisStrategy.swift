@@ -1,0 +1,75 @@
+import Countdown
+
+/// How ``RedisCountdownScheduler`` keeps a fleet's countdowns in Redis.
+public enum RedisStrategy: Sendable, Hashable {
+    /// The engineered one: deadlines in a sorted set beside each countdown's state, every
+    /// operation one Lua script. A thread per member sleeps until the earliest deadline it knows
+    /// (woken when an earlier one is added, here or by another member) and claims what is due
+    /// with one script that removes it: one member owns each finish. The claimer delivers a
+    /// finish whose observer is its own, and posts any other to the observer's member's inbox (a
+    /// list, read by a blocking pop, kept a minute while nobody reads it), so a finish survives a
+    /// dropped connection. It is lost only where nobody can hear it: the observer's member is
+    /// gone (killed, shut down, away over a minute), or the claimer was killed between its claim
+    /// and its delivery (one delivery's window). As Sidekiq's scheduled set, BullMQ's delayed jobs
+    /// and Redisson's delayed queue work.
+    ///
+    /// `tolerance`: how late a finish may come by design so that finishes due close together
+    /// share a claim; never early.
+    case sortedSet(tolerance: Duration = .zero)
+
+    /// As the tutorials build it: `SET key … PX ms` per countdown, and a subscriber on
+    /// `__keyevent@<db>__:expired` that hears the end. Redis sends that event when it *deletes*
+    /// the key: when a client touches it, or when its background cycle happens to sample it, not
+    /// when the TTL reaches zero; beside many keys with TTLs that is seconds to minutes late.
+    /// Pub/sub is fire-and-forget: an event sent while the subscriber is disconnected is lost,
+    /// and so is the finish. Every member hears every expiry; only the observer's member
+    /// delivers it. The server must notify expired events (`notify-keyspace-events` with `Ex`;
+    /// the scheduler sets it when it may). Measured and judged, not recommended.
+    case keyspaceNotifications
+
+    /// The command-line variant: `zset`, `zset~10ms`, `keyspace`.
+    public var variant: String {
+        switch self {
+        case .sortedSet(let tolerance):
+            tolerance > .zero ? "zset~\(Self.compact(tolerance))" : "zset"
+        case .keyspaceNotifications:
+            "keyspace"
+        }
+    }
+
+    /// Whether it counts its countdowns against a capacity.
+    var takesCapacity: Bool {
+        if case .sortedSet = self { true } else { false }
+    }
+
+    /// What a scheduler of this strategy declares, without making one.
+    public func profile(
+        capacity: Int? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
+    ) -> CountdownProfile {
+        switch self {
+        case .sortedSet(let tolerance):
+            CountdownProfile(
+                name: "redis", variant: variant,
+                mechanism: "deadlines in a Redis sorted set, each operation one Lua script timed by the server's clock; "
+                    + "a thread per member sleeps to the earliest deadline and claims what is due with one script; ticks computed where the observer is",
+                threads: "two per scheduler (its timer and claimer, its inbox reader), whatever the count; and Redis'",
+                suspension: .keepsDeadline, wallClockJump: .immune, drift: .bounded, slowObserver: .delaysDeliveryOnly,
+                capacity: capacity, maximumDuration: maximumDuration, tolerance: tolerance, sharing: .fleet)
+        case .keyspaceNotifications:
+            CountdownProfile(
+                name: "redis", variant: variant,
+                mechanism: "a Redis key with a TTL per countdown (SET … PX); the finish is the keyspace notification of its expiry, "
+                    + "sent when Redis deletes the key; ticks computed where the observer is",
+                threads: "two per scheduler (its ticker, its subscriber), whatever the count; and Redis'",
+                suspension: .keepsDeadline, wallClockJump: .immune, drift: .bounded, slowObserver: .delaysDeliveryOnly,
+                capacity: nil, maximumDuration: maximumDuration, sharing: .fleet)
+        }
+    }
+
+    private static func compact(_ duration: Duration) -> String {
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        if nanoseconds % 1_000_000 == 0 { return "\(nanoseconds / 1_000_000)ms" }
+        if nanoseconds % 1_000 == 0 { return "\(nanoseconds / 1_000)µs" }
+        return "\(nanoseconds)ns"
+    }
+}
