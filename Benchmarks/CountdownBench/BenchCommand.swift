@@ -16,6 +16,7 @@ enum BenchCommand {
           list          Each backend's name, mechanism and declared profile.
           conformance   The conformance suite on each backend: checks × backends.
           guide         The README's decision table, written from every machine's files in results/.
+          fleet         The Redis strategies at scale, beside idle keys, and a fleet with a process killed.
 
         OPTIONS:
           -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
@@ -69,6 +70,12 @@ enum BenchCommand {
                 return try ConformanceCommand(arguments: rest).run(&output)
             case "guide":
                 return try GuideCommand(arguments: rest).run(&output)
+            case "fleet":
+                return try FleetCommand(arguments: rest).run(&output)
+            #if Redis
+            case "fleet-worker":
+                return try FleetWorkerCommand(arguments: rest).run(&output)
+            #endif
             default:
                 throw UsageError("unknown subcommand '\(subcommand)' (try --help)")
             }

@@ -59,8 +59,8 @@ public struct CountdownConformance: Sendable {
         }
     }
 
-    /// Every check, contract first, in the order `run()` runs them.
-    public static let checks: [ConformanceCheck] = ContractChecks.all + ProfileChecks.all
+    /// Every check, contract first (a fleet's last), in the order `run()` runs them.
+    public static let checks: [ConformanceCheck] = ContractChecks.all + FleetChecks.all + ProfileChecks.all
 
     public let name: String
     public let options: Options

@@ -71,14 +71,31 @@ final class CheckContext: Sendable {
 
     // MARK: Schedulers
 
+    /// Two schedulers sharing their countdowns, for a fleet check; nil, the check marked not
+    /// applicable, for a backend whose countdowns are its own.
+    func makeFleet(tick: Duration) throws -> (Harness, Harness)? {
+        let first = try makeScheduler(tick: tick)
+        guard first.scheduler.profile.sharing == .fleet else {
+            notApplicable("its countdowns are its own (profile sharing: \(first.scheduler.profile.sharing.rawValue)): there is no fleet to share them")
+            return nil
+        }
+        return (first, try makeScheduler(tick: tick, sharing: first))
+    }
+
     /// A fresh scheduler from the factory, with its own delivery queue and movable wall clock.
     func makeScheduler(tick: Duration) throws -> Harness {
         try OSThreads.creation.withLock { _ throws -> Harness in try makeSchedulerUnlocked(tick: tick) }
     }
 
+    /// A second scheduler on `shared`'s namespace: for a fleet backend, it shares `shared`'s
+    /// countdowns (another process of the fleet, as far as the contract can tell).
+    func makeScheduler(tick: Duration, sharing shared: Harness) throws -> Harness {
+        try OSThreads.creation.withLock { _ throws -> Harness in try makeSchedulerUnlocked(tick: tick, namespace: shared.namespace) }
+    }
+
     /// For a check that already holds ``OSThreads/creation``.
-    func makeSchedulerUnlocked(tick: Duration) throws -> Harness {
-        let harness = try Harness(tick: tick, factory: factory) { [weak self] in self?.fail($0) }
+    func makeSchedulerUnlocked(tick: Duration, namespace: String = Harness.freshNamespace()) throws -> Harness {
+        let harness = try Harness(tick: tick, namespace: namespace, factory: factory) { [weak self] in self?.fail($0) }
         state.withLock { $0.mode = $0.mode ?? harness.time.mode }
         state.withLock { $0.schedulers.append(harness.scheduler) }
         return harness

@@ -1,0 +1,123 @@
+import Foundation
+#if Redis
+import Countdown
+import CountdownRedis
+#endif
+
+/// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
+struct FleetCommand {
+    static let usage = """
+        USAGE: countdown-bench fleet [--redis HOST:PORT] [--counts N,…] [--idle N,…] [--rounds N]
+                                     [--quick] [--output DIR] [--no-progress]
+
+        Measures the Redis strategies (a build with the Redis trait: swift build --traits Redis),
+        each part on a redis-server of its own on a free loopback port, or on --redis's:
+          1. redis(zset) at scale: N countdowns of 3 s at 1 s ticks (default 100000 and 1000000),
+             started pipelined over one tick: finish and tick lateness, start phase, CPU per event
+             of this process and of redis-server, Redis memory per countdown; then a start and a
+             cancel one call at a time beside a PING.
+          2. Expiry beside idle keys: 1000 countdowns due over 1-2 s beside 0, 10000, 100000 and
+             1000000 keys with a one-hour TTL, on each strategy: how many finishes were heard
+             within 30 s of the last deadline, and how late.
+          3. A fleet killed: 4 worker processes observe 1000 countdowns and claim for each other;
+             one is killed with SIGKILL at a random point, each round: finishes doubled and lost.
+
+        OPTIONS:
+          --redis HOST:PORT   Measure that server instead of starting our own (no redis-server CPU).
+          --counts N,…        Countdowns of part 1 (default 100000,1000000).
+          --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
+          --rounds N          Rounds of part 3 (default 5).
+          --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, 1 round.
+          --output DIR        Also write DIR/fleet.json and DIR/fleet.txt (release builds only);
+                              {machine} in DIR becomes this machine's folder name.
+          --no-progress       No progress lines on stderr.
+
+        EXIT STATUS: 0 measured; 1 a part could not run (no redis-server, say); 2 bad arguments.
+        """
+
+    let counts: [Int]
+    let idle: [Int]
+    let rounds: Int
+    let quick: Bool
+    let outputDirectory: String?
+    let showProgress: Bool
+    let showHelp: Bool
+    let redis: String?
+
+    init(arguments: [String]) throws(UsageError) {
+        var args = Arguments(arguments, subcommand: "fleet")
+        showHelp = args.flag("-h", "--help")
+        showProgress = !args.flag("--no-progress")
+        quick = args.flag("--quick")
+        redis = try args.value("--redis")
+        counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
+        idle = try Self.list(args.value("--idle"), option: "--idle", allowingZero: true) ?? (quick ? [0, 10_000] : [0, 10_000, 100_000, 1_000_000])
+        rounds = try args.wholeNumber("--rounds", in: 1...100) ?? (quick ? 1 : 5)
+        outputDirectory = try args.value("--output").map(Machine.expand)
+        try args.finish()
+        if outputDirectory != nil, !Machine.isReleaseBuild {
+            throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
+        }
+        if let redis, RedisEndpointText.parse(redis) == nil {
+            throw UsageError("--redis must be HOST:PORT, not '\(redis)'")
+        }
+    }
+
+    private static func list(_ text: String?, option: String, allowingZero: Bool = false) throws(UsageError) -> [Int]? {
+        guard let text else { return nil }
+        let numbers = text.split(separator: ",").map { Int($0) }
+        guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil && $0! >= (allowingZero ? 0 : 1) }) else {
+            throw UsageError("\(option) must be a comma list of whole numbers, not '\(text)'")
+        }
+        return numbers.map { $0! }
+    }
+
+    func run(_ output: inout StandardStreams) throws -> Int32 {
+        if showHelp {
+            output.write(Self.usage + "\n")
+            return 0
+        }
+        #if Redis
+        let progress: (String) -> Void = { [showProgress] line in
+            if showProgress { FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
+        }
+        let named = redis.flatMap(RedisEndpoint.init)
+        var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], kills: nil)
+        for count in counts {
+            let server = try RedisUnderTest(named: named)
+            document.redis = "Redis \(server.version()) on \(server.isOwn ? "a loopback redis-server of the benchmark's own" : server.endpoint.description)"
+            document.scale.append(try FleetExperiments.scale(
+                count: count, duration: .seconds(3), tick: .seconds(1), calls: 2000, server: server, progress: progress))
+        }
+        for idleKeys in idle {
+            let server = try RedisUnderTest(named: named)
+            document.expiry += try FleetExperiments.expiry(
+                idle: idleKeys, countdowns: 1000, wait: quick ? .seconds(10) : .seconds(30), server: server, progress: progress)
+        }
+        let server = try RedisUnderTest(named: named)
+        document.kills = try FleetKillExperiment.run(
+            rounds: rounds, workers: 4, countdowns: 1000, server: server, executable: WorkerProcess.executable, progress: progress)
+        let text = FleetReport(document: document).text
+        output.write(text)
+        if let directory = outputDirectory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try text.write(toFile: "\(directory)/fleet.txt", atomically: true, encoding: .utf8)
+            try document.encoded().write(toFile: "\(directory)/\(FleetDocument.fileName)", atomically: true, encoding: .utf8)
+            progress("wrote \(directory)/fleet.txt and fleet.json")
+        }
+        return 0
+        #else
+        output.writeError("countdown-bench: fleet measures the Redis strategies, which this build leaves out: build with swift build --traits Redis\n")
+        return 1
+        #endif
+    }
+}
+
+/// `HOST:PORT`, parsed without the Redis module (which a build without the trait lacks).
+enum RedisEndpointText {
+    static func parse(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (1...65535).contains(port), colon != text.startIndex else { return nil }
+        return (String(text[..<colon]), port)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// What `countdown-bench fleet` measured, as written to `fleet.json`: the typed document the
+/// text report and the guide are rendered from.
+struct FleetDocument: Codable, Sendable {
+    static let fileName = "fleet.json"
+
+    var machine: Machine
+    /// `redis-server --version`'s version, and where it ran.
+    var redis: String
+    var scale: [ScaleRow]
+    var expiry: [ExpiryRow]
+    var kills: KillRow?
+
+    /// One run of `redis(zset)` at scale: N countdowns started pipelined over one tick.
+    struct ScaleRow: Codable, Sendable, Equatable {
+        var countdowns: Int
+        var durationMs: Double
+        var tickMs: Double
+        var started: Int
+        var finished: Int
+        /// How long the pipelined starts took, all of them.
+        var startPhaseMs: Double
+        /// Finish lateness after the deadline (from the start call's own instant), ms.
+        var finishP50Ms: Double?
+        var finishP99Ms: Double?
+        var finishMaxMs: Double?
+        var tickP99Ms: Double?
+        var events: Int
+        /// CPU of this process per delivered event (µs), and of redis-server when it is ours.
+        var cpuPerEventMicros: Double?
+        var redisCPUPerEventMicros: Double?
+        /// Redis' `used_memory` while every countdown ran, less before, per countdown.
+        var redisBytesPerCountdown: Double?
+        /// One call each, medians over `calls`: a start, a cancel, and a PING in the same minutes.
+        var calls: Int
+        var startMedianMicros: Double
+        var cancelMedianMicros: Double
+        var pingMedianMicros: Double
+    }
+
+    /// A thousand countdowns due over 1–2 s beside `idleKeys` keys with a one-hour TTL: what
+    /// each Redis strategy heard, and how late.
+    struct ExpiryRow: Codable, Sendable, Equatable {
+        var strategy: String
+        var idleKeys: Int
+        var countdowns: Int
+        var heard: Int
+        /// How long the row waited after the last deadline.
+        var waitedSeconds: Double
+        var finishP50Ms: Double?
+        var finishP99Ms: Double?
+        var finishMaxMs: Double?
+    }
+
+    /// Worker processes of one fleet observing countdowns, one of them killed with SIGKILL at a
+    /// random point, over several rounds: what was heard, doubled and lost.
+    struct KillRow: Codable, Sendable, Equatable {
+        var rounds: Int
+        var workers: Int
+        var countdowns: Int
+        /// Finishes owed to observers in workers that lived.
+        var owedToLiving: Int
+        var heardByLiving: Int
+        var doubled: Int
+        /// Owed to a living worker and never heard: the documented window (its claimer killed
+        /// between claim and delivery), or a fault.
+        var lostAmongLiving: Int
+        /// Observed in the killed workers: no one left to hear them.
+        var owedToKilled: Int
+    }
+
+    func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// `fleet.txt`: the fleet document as tables, every figure with what it counts.
+struct FleetReport {
+    let document: FleetDocument
+
+    var text: String {
+        var out = "countdown-bench fleet — \(document.machine.summary)\n\(document.redis)\n"
+        if !document.scale.isEmpty {
+            out += "\nredis(zset) at scale: countdowns of 3 s at 1 s ticks, started pipelined over one tick\n"
+            var table = TextTable(columns: [
+                "N", "started", "finished", "start phase", "finish p50", "p99", "max", "tick p99",
+                "CPU/event", "redis CPU/event", "Redis B/countdown",
+            ])
+            for row in document.scale {
+                table.add([
+                    "\(row.countdowns)", "\(row.started)", "\(row.finished)", Self.ms(row.startPhaseMs),
+                    Self.ms(row.finishP50Ms), Self.ms(row.finishP99Ms), Self.ms(row.finishMaxMs), Self.ms(row.tickP99Ms),
+                    Self.micros(row.cpuPerEventMicros), Self.micros(row.redisCPUPerEventMicros),
+                    row.redisBytesPerCountdown.map { String(format: "%.0f", $0) } ?? "-",
+                ])
+            }
+            out += table.render()
+            out += "\nOne call at a time (medians of each row's calls): start, cancel, and a PING in the same minutes\n"
+            var calls = TextTable(columns: ["N before", "calls", "start", "cancel", "PING", "start ÷ PING", "cancel ÷ PING"])
+            for row in document.scale {
+                calls.add([
+                    "\(row.countdowns)", "\(row.calls)", Self.micros(row.startMedianMicros), Self.micros(row.cancelMedianMicros),
+                    Self.micros(row.pingMedianMicros), Self.ratio(row.startMedianMicros, row.pingMedianMicros),
+                    Self.ratio(row.cancelMedianMicros, row.pingMedianMicros),
+                ])
+            }
+            out += calls.render()
+        }
+        if !document.expiry.isEmpty {
+            out += "\nExpiry beside idle keys: 1000 countdowns due over 1-2 s, beside keys with a one-hour TTL\n"
+            var table = TextTable(columns: ["strategy", "idle keys", "heard", "within", "finish p50", "p99", "max"])
+            for row in document.expiry {
+                table.add([
+                    row.strategy, "\(row.idleKeys)", "\(row.heard) of \(row.countdowns)", String(format: "%.0f s", row.waitedSeconds),
+                    Self.ms(row.finishP50Ms), Self.ms(row.finishP99Ms), Self.ms(row.finishMaxMs),
+                ])
+            }
+            out += table.render()
+        }
+        if let kills = document.kills {
+            out += "\nA fleet killed: \(kills.workers) worker processes, \(kills.countdowns / max(kills.rounds, 1)) countdowns of 1-4 s a round, one worker SIGKILLed at random, \(kills.rounds) rounds\n"
+            var table = TextTable(columns: ["owed to living", "heard", "doubled", "lost among living", "owed to the killed, unheard"])
+            table.add(["\(kills.owedToLiving)", "\(kills.heardByLiving)", "\(kills.doubled)", "\(kills.lostAmongLiving)", "\(kills.owedToKilled)"])
+            out += table.render()
+        }
+        return out
+    }
+
+    static func ms(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        return value >= 1000 ? String(format: "%.1f s", value / 1000) : value >= 10 ? String(format: "%.0f ms", value) : String(format: "%.2f ms", value)
+    }
+
+    static func micros(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        return String(format: "%.1f µs", value)
+    }
+
+    static func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f×", a / b) : "-" }
+}

@@ -1,0 +1,51 @@
+#if Redis
+import Countdown
+import CountdownRedis
+import Foundation
+
+/// The Redis server an experiment measures: one of the benchmark's own (its CPU read from
+/// `/proc`), or the one `--redis` names.
+final class RedisUnderTest {
+    let endpoint: RedisEndpoint
+    private let own: LocalRedisServer?
+    private let admin: RedisAdmin
+
+    /// A fresh server of our own, or the named one.
+    init(named: RedisEndpoint?) throws {
+        if let named {
+            own = nil
+            endpoint = named
+        } else {
+            let server = try LocalRedisServer()
+            own = server
+            endpoint = server.endpoint
+        }
+        admin = try RedisAdmin(endpoint)
+    }
+
+    deinit { own?.remove() }
+
+    var isOwn: Bool { own != nil }
+
+    func usedMemory() throws -> Int { try admin.usedMemory() }
+    func version() -> String { (try? admin.version()) ?? "unknown" }
+    func connection() throws -> RedisAdmin { try RedisAdmin(endpoint) }
+
+    /// `idleKeys` keys with a one-hour TTL, in a namespace of their own.
+    func fill(idleKeys: Int) throws {
+        guard idleKeys > 0 else { return }
+        try admin.writeIdleKeys(idleKeys, prefix: "fleet-idle-\(UInt32.random(in: 0...UInt32.max)):", ttl: .seconds(3600))
+    }
+
+    /// Our server's CPU time (user + system) so far, from `/proc/<pid>/stat`; nil for a named one.
+    func cpuNanoseconds() -> UInt64? {
+        guard let own, let stat = try? String(contentsOfFile: "/proc/\(own.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
+        let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) * 1_000_000_000 / max(ticks, 1)
+    }
+}
+#endif

@@ -1,0 +1,45 @@
+import Countdown
+import CountdownSupport
+
+/// The `fleet.one-key` check: of concurrent starts of one key from two schedulers sharing their
+/// countdowns, exactly one answers `.started`; the countdown finishes once, fleet-wide.
+enum FleetOneKeyCheck {
+    static let check = ConformanceCheck(
+        "fleet.one-key", .contract,
+        "a fleet: 8 threads over 2 schedulers start one key: one .started fleet-wide, one finish",
+        body: run)
+
+    static let threads = 8, rounds = 10
+
+    static func run(_ c: CheckContext) throws {
+        guard let (a, b) = try c.makeFleet(tick: .milliseconds(20)) else { return }
+        for round in 0..<rounds {
+            let key = "fleet:one-key:\(round)"
+            let harnesses = (0..<threads).map { $0 % 2 == 0 ? a : b }
+            let recorders = harnesses.map { $0.recorder() }
+            let answers = Locked([String](repeating: "", count: threads))
+            onThreads(threads) { thread in
+                let answer: String
+                do {
+                    answer = "\(try harnesses[thread].scheduler.start(key: key, duration: .milliseconds(80), observer: recorders[thread].observer))"
+                } catch {
+                    answer = "threw \(error)"
+                }
+                answers.withLock { $0[thread] = answer }
+            }
+            let all = answers.withLock { $0 }
+            let started = all.filter { $0 == "started" }.count
+            c.expect(started == 1 && all.allSatisfy { $0 == "started" || $0.hasPrefix("attached") },
+                     "round \(round): \(threads) concurrent starts over two schedulers answered \(all): \(started) .started, not one")
+            let heard = a.waitUntil { recorders.contains { !$0.finishes.isEmpty } && a.scheduler.remaining(key: key) == nil }
+            c.expect(heard, "round \(round): no observer heard the finish within 10 s")
+            a.settle(.milliseconds(100))
+            a.drain()
+            b.drain()
+            let finishes = recorders.reduce(0) { $0 + $1.finishes.count }
+            c.expect(finishes == 1, "round \(round): \(finishes) finishes fleet-wide for one countdown, not one")
+            for (index, recorder) in recorders.enumerated() { EventRules.wellFormed(recorder.all, "\(key) observer \(index)", in: c) }
+        }
+        c.figure("\(rounds) rounds of \(threads) starts over 2 schedulers")
+    }
+}

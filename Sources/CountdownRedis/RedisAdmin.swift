@@ -1,0 +1,79 @@
+#if Redis
+import Countdown
+
+/// A plain connection for what tests and the benchmark do to a Redis server beside the
+/// schedulers: a round trip's time, its memory, filling it with idle keys, dropping clients.
+/// Not for countdowns: ``RedisCountdownScheduler`` is.
+public final class RedisAdmin {
+    private let connection: RedisConnection
+
+    public init(_ endpoint: RedisEndpoint) throws(CountdownError) {
+        do {
+            connection = try RedisConnection(endpoint)
+        } catch {
+            throw error.countdownError
+        }
+    }
+
+    /// One `PING`, answered `PONG`.
+    public func ping() throws(CountdownError) {
+        guard try call(["PING"]) == .status("PONG") else { throw .unavailable("PING was not answered PONG") }
+    }
+
+    /// `INFO memory`'s `used_memory`, in bytes.
+    public func usedMemory() throws(CountdownError) -> Int {
+        let info = try call(["INFO", "memory"]).text ?? ""
+        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("used_memory:") }),
+              let bytes = Int(line.dropFirst("used_memory:".count)) else { throw .unavailable("no used_memory in INFO memory") }
+        return bytes
+    }
+
+    /// The server's version, from `INFO server`.
+    public func version() throws(CountdownError) -> String {
+        let info = try call(["INFO", "server"]).text ?? ""
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("redis_version:") }
+        return line.map { String($0.dropFirst("redis_version:".count)) } ?? "unknown"
+    }
+
+    /// Writes `count` keys `<prefix><n>` with a TTL of `ttl`, pipelined: the idle keys a Redis
+    /// that also holds sessions or caches carries.
+    public func writeIdleKeys(_ count: Int, prefix: String, ttl: Duration) throws(CountdownError) {
+        let milliseconds = String(ttl.components.seconds * 1000)
+        var next = 0
+        while next < count {
+            let end = min(count, next + 10_000)
+            let commands = (next..<end).map { ["SET", "\(prefix)\($0)", "x", "PX", milliseconds] }
+            do {
+                _ = try connection.pipeline(commands)
+            } catch {
+                throw error.countdownError
+            }
+            next = end
+        }
+    }
+
+    /// Empties every database.
+    public func flushAll() throws(CountdownError) { _ = try call(["FLUSHALL"]) }
+
+    /// Closes every client connection of `type` (`normal`, `pubsub`) but this one, as
+    /// `CLIENT KILL TYPE … SKIPME yes` does; how many were closed.
+    @discardableResult
+    public func killClients(type: String) throws(CountdownError) -> Int {
+        Int(try call(["CLIENT", "KILL", "TYPE", type, "SKIPME", "yes"]).int ?? 0)
+    }
+
+    /// The number of keys in the current database.
+    public func keyCount() throws(CountdownError) -> Int { Int(try call(["DBSIZE"]).int ?? 0) }
+
+    private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
+        let reply: RedisReply
+        do {
+            reply = try connection.call(arguments)
+        } catch {
+            throw error.countdownError
+        }
+        if case .error(let why) = reply { throw .unavailable("\(arguments.first ?? ""): \(why)") }
+        return reply
+    }
+}
+#endif
