@@ -22,6 +22,8 @@ struct ConformanceCommand {
                                 machine they were measured on (release builds only).
                                 {machine} in DIR becomes this machine's folder name: results/{machine}.
           --no-progress         No progress lines on stderr.
+          --redis HOST:PORT     The Redis backends' server (a build with the Redis trait); without
+                                it they start a redis-server of their own on a loopback port.
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
         failed (a backend does not behave as it declares); 2 bad arguments.
@@ -40,6 +42,7 @@ struct ConformanceCommand {
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
         backends = try CountdownBackend.select(try args.value("--backend") ?? "all", includingTests: true)
+        try CountdownBackend.useRedis(try args.value("--redis"))
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         var options = CountdownConformance.Options()
         if let seed = try args.value("--seed") {

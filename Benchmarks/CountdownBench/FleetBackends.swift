@@ -39,9 +39,28 @@ extension CountdownBackend {
 
     /// Whether its countdowns live in a shared store (Redis) rather than in the process.
     var isFleet: Bool { name == "redis" }
+
+    /// `--redis HOST:PORT`: the Redis backends use that server instead of one of their own.
+    static func useRedis(_ text: String?) throws(UsageError) {
+        guard let text else { return }
+        #if Redis
+        guard let endpoint = RedisEndpoint(text) else { throw UsageError("--redis must be HOST:PORT, not '\(text)'") }
+        RedisTarget.use(endpoint)
+        #else
+        throw UsageError("--redis: this build leaves the Redis strategies out; build with swift build --traits Redis")
+        #endif
+    }
+}
+
+/// A scheduler whose start is a round trip, and which starts many in one (a pipeline): the
+/// runner starts in batches with it.
+protocol BatchStarting {
+    func start(_ batch: [(key: String, duration: Duration, observer: CountdownObserver)]) -> [Result<CountdownStart, CountdownError>]
 }
 
 #if Redis
+extension RedisCountdownScheduler: BatchStarting {}
+
 /// The Redis server the benchmark's fleet backends use: the one `--redis HOST:PORT` names, else
 /// a `redis-server` of the benchmark's own, started on first use on a free loopback port and
 /// stopped when the process exits.

@@ -26,7 +26,10 @@ struct ListCommand {
     init(arguments: [String]) throws(UsageError) {
         var args = Arguments(arguments, subcommand: "list")
         showHelp = args.flag("-h", "--help")
-        backends = try CountdownBackend.select(try args.value("--backend") ?? "all", includingTests: true)
+        let list = try args.value("--backend") ?? "all"
+        // Listing reads declarations only, so the Redis strategies (chosen by name elsewhere) are
+        // listed with every other backend.
+        backends = try CountdownBackend.select(list, includingTests: true) + (list == "all" ? CountdownBackend.fleet : [])
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         try args.finish()
     }

@@ -65,6 +65,7 @@ struct RunCommand {
         allowDebug = args.flag("--allow-debug")
         var settings = args.flag("--quick") ? RunSettings.quick : RunSettings()
         if let names = try args.value("--backend") { settings.backends = try CountdownBackend.selectMeasured(names, for: "run") }
+        try CountdownBackend.useRedis(try args.value("--redis"))
         if let list = try args.value("--counts") { settings.counts = try Self.counts(list) }
         if let tick = try args.duration("--tick") { settings.tick = tick }
         if let duration = try args.duration("--duration") { settings.duration = duration }

@@ -6,12 +6,13 @@ public enum RedisStrategy: Sendable, Hashable {
     /// operation one Lua script. A thread per member sleeps until the earliest deadline it knows
     /// (woken when an earlier one is added, here or by another member) and claims what is due
     /// with one script that removes it: one member owns each finish. The claimer delivers a
-    /// finish whose observer is its own, and posts any other to the observer's member's inbox (a
-    /// list, read by a blocking pop, kept a minute while nobody reads it), so a finish survives a
-    /// dropped connection. It is lost only where nobody can hear it: the observer's member is
-    /// gone (killed, shut down, away over a minute), or the claimer was killed between its claim
-    /// and its delivery (one delivery's window). As Sidekiq's scheduled set, BullMQ's delayed jobs
-    /// and Redisson's delayed queue work.
+    /// finish whose observer is its own; the script itself posts any other to the observer's
+    /// member's inbox (a list, read by a blocking pop, kept a minute while nobody reads it), in
+    /// the same atomic step as the claim, so a finish survives a dropped connection and the
+    /// claimer's death. It is lost only where nobody can hear it: the observer's member is gone
+    /// (killed, shut down, away over a minute; a claimer killed between its claim and its
+    /// delivery is such a member, its own observers gone with it). As Sidekiq's scheduled set,
+    /// BullMQ's delayed jobs and Redisson's delayed queue work.
     ///
     /// `tolerance`: how late a finish may come by design so that finishes due close together
     /// share a claim; never early.

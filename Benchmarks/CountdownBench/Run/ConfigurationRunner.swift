@@ -115,7 +115,35 @@ struct ConfigurationRunner {
         // Starting stops when a countdown started now could not end within the limit.
         let lastUsefulStart = first + limit - UInt64(settings.duration.nanoseconds)
         var attempted = 0
-        for (index, key) in zip(0..., keys) {
+        if let batching = scheduler as? any BatchStarting {
+            // A backend whose start is a round trip (Redis) starts in pipelined batches: the
+            // keys whose instant has come, 64 at most, each recorded at the batch's instant.
+            var index = 0
+            while index < count {
+                let target = first + spread * UInt64(index) / UInt64(count)
+                var now = SystemClocks.monotonic()
+                if now > lastUsefulStart { break }
+                if target > now + 50_000 {
+                    SystemClocks.sleep(untilMonotonic: target)
+                    now = SystemClocks.monotonic()
+                }
+                var end = index + 1
+                while end < count, end - index < 64, first + spread * UInt64(end) / UInt64(count) <= now { end += 1 }
+                for i in index..<end { _ = recorder.begin(i, at: now) }
+                let answers = batching.start(Array(index..<end).map { i in
+                    (key: keys[i], duration: settings.duration, observer: { [recorder] (event: CountdownEvent) in recorder.record(i, event) })
+                })
+                for (i, answer) in zip(index..<end, answers) {
+                    if case .failure(let error) = answer {
+                        recorder.abandon(i)
+                        tally.outcome.startErrors[error.description, default: 0] += 1
+                    }
+                }
+                attempted += end - index
+                index = end
+            }
+        }
+        for (index, key) in zip(0..., keys) where !(scheduler is any BatchStarting) {
             let target = first + spread * UInt64(index) / UInt64(count)
             var now = SystemClocks.monotonic()
             if now > lastUsefulStart { break }

@@ -1,0 +1,133 @@
+#if Redis
+import Countdown
+import CountdownRedis
+@testable import CountdownBench
+@testable import CountdownConformance
+import Dispatch
+import Foundation
+import Testing
+
+/// What each strategy does when Redis, or a connection to it, goes away: a server of each
+/// test's own, so that stopping it disturbs nothing else.
+@Suite("Redis faults", .timeLimit(.minutes(2)))
+struct RedisFaultTests {
+    @Test("an unreachable server is a typed error at init, and nothing is left running", arguments: [RedisStrategy.sortedSet(), .keyspaceNotifications])
+    func unreachableAtInit(strategy: RedisStrategy) throws {
+        let server = try LocalRedisServer()
+        let endpoint = server.endpoint
+        server.remove()
+        #expect(throws: CountdownError.self) {
+            _ = try RedisCountdownScheduler(endpoint: endpoint, strategy: strategy, tickInterval: .milliseconds(50))
+        }
+        do {
+            _ = try RedisCountdownScheduler(endpoint: endpoint, strategy: strategy)
+        } catch {
+            guard case .unavailable = error else {
+                Issue.record("init threw \(error), not unavailable")
+                return
+            }
+        }
+    }
+
+    @Test("calls made while Redis is down throw or are counted, never dropped silently; the connection is made again after")
+    func downThenBack() throws {
+        var server = try LocalRedisServer()
+        defer { server.remove() }
+        let s = try RedisCountdownScheduler(endpoint: server.endpoint, namespace: TestRedis.namespace(), tickInterval: .milliseconds(50))
+        defer { s.shutdown() }
+        #expect(try s.start(key: "before", duration: .seconds(30)) { _ in } == .started)
+        server.stop()
+        #expect(throws: CountdownError.self) { try s.start(key: "while-down", duration: .seconds(30)) { _ in } }
+        #expect(throws: CountdownError.self) { _ = try s.throwing.cancel(key: "before") }
+        #expect(throws: CountdownError.self) { _ = try s.throwing.remaining(key: "before") }
+        let counted = s.unavailableCalls
+        #expect(s.cancel(key: "before") == false)
+        #expect(s.unavailableCalls == counted + 1, "a cancel answered false while Redis was down was not counted")
+        server = try server.restarted()  // same port, no append-only file: an empty server
+        #expect(try s.start(key: "after", duration: .seconds(30)) { _ in } == .started, "the connection was not made again")
+        #expect(try s.throwing.remaining(key: "after") != nil)
+    }
+
+    @Test("redis(zset): every connection dropped (CLIENT KILL) mid-countdown, no finish is lost")
+    func sortedSetSurvivesDroppedConnections() throws {
+        let server = try LocalRedisServer()
+        defer { server.remove() }
+        let s = try RedisCountdownScheduler(endpoint: server.endpoint, namespace: TestRedis.namespace(), tickInterval: .milliseconds(50))
+        defer { s.shutdown() }
+        let recorders = (0..<20).map { _ in recorder() }
+        for (index, log) in recorders.enumerated() {
+            try s.start(key: "drop-\(index)", duration: .milliseconds(200 + 20 * Int64(index)), observer: log.observer)
+        }
+        let admin = try RedisAdmin(server.endpoint)
+        for _ in 0..<5 {
+            try admin.killClients(type: "normal")
+            usleep(60_000)
+        }
+        for (index, log) in recorders.enumerated() {
+            #expect(log.waitForFinish(timeout: .seconds(10)), "countdown \(index) never finished")
+            #expect(log.finishes.count <= 1)
+        }
+    }
+
+    @Test("redis(keyspace) loses the finishes whose expiry was published while its subscriber was away; redis(zset) none")
+    func subscriberDropped() throws {
+        let server = try LocalRedisServer()
+        defer { server.remove() }
+        func heard(_ strategy: RedisStrategy) throws -> Int {
+            let s = try RedisCountdownScheduler(
+                endpoint: server.endpoint, namespace: TestRedis.namespace(), strategy: strategy, tickInterval: .milliseconds(100))
+            defer { s.shutdown() }
+            let recorders = (0..<20).map { _ in recorder() }
+            for (index, log) in recorders.enumerated() {
+                try s.start(key: "away-\(index)", duration: .milliseconds(300 + 30 * Int64(index)), observer: log.observer)
+            }
+            // Every 20 ms for 1.5 s, every client's connection but ours is dropped: a subscriber
+            // (or an inbox reader) is away most of the time, as one behind a flapping network is.
+            let admin = try RedisAdmin(server.endpoint)
+            for _ in 0..<75 {
+                _ = try? admin.killClients(type: "pubsub")
+                _ = try? admin.killClients(type: "normal")
+                usleep(20_000)
+            }
+            // The last was due 0.9 s into the storm; 3 s after the storm, whatever was heard is in.
+            let cutoff = ContinuousClock.now + .seconds(3)
+            while recorders.contains(where: { $0.finishes.isEmpty }), ContinuousClock.now < cutoff { usleep(20_000) }
+            return recorders.filter { !$0.finishes.isEmpty }.count
+        }
+        let sortedSet = try heard(.sortedSet())
+        let keyspace = try heard(.keyspaceNotifications)
+        #expect(sortedSet == 20, "redis(zset) heard \(sortedSet) of 20 finishes")
+        #expect(keyspace < 20, "redis(keyspace) heard every finish though its subscriber was away for most of their expiries")
+    }
+
+    @Test("Redis killed and restarted from its append-only file: the countdowns come back and finish")
+    func restartedFromAppendOnlyFile() throws {
+        var server = try LocalRedisServer(extraSettings: ["--appendonly", "yes", "--appendfsync", "everysec"])
+        defer { server.remove() }
+        let s = try RedisCountdownScheduler(endpoint: server.endpoint, namespace: TestRedis.namespace(), tickInterval: .milliseconds(100))
+        defer { s.shutdown() }
+        let recorders = (0..<10).map { _ in recorder() }
+        for (index, log) in recorders.enumerated() {
+            try s.start(key: "durable-\(index)", duration: .seconds(3), observer: log.observer)
+        }
+        Thread.sleep(forTimeInterval: 1.5)  // past one fsync
+        server.kill()
+        server = try server.restarted()
+        #expect(s.activeCount == 10, "the restarted server holds \(s.activeCount) of 10 countdowns")
+        for (index, log) in recorders.enumerated() {
+            #expect(log.waitForFinish(timeout: .seconds(15)), "countdown \(index) never finished after the restart")
+        }
+    }
+
+    @Test("four processes of one fleet, one killed with SIGKILL: no finish doubled, none owed to the living lost")
+    func fleetWithAProcessKilled() throws {
+        let executable = SuspendTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no \(executable.path)")
+        let server = try RedisUnderTest(named: nil)
+        let row = try FleetKillExperiment.run(rounds: 1, workers: 4, countdowns: 1000, server: server, executable: executable) { _ in }
+        #expect(row.doubled == 0)
+        #expect(row.lostAmongLiving == 0, "\(row.lostAmongLiving) finishes owed to living workers were lost")
+        #expect(row.heardByLiving == row.owedToLiving)
+    }
+}
+#endif
