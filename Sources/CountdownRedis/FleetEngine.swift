@@ -94,6 +94,7 @@ struct StartAnswer {
 /// Keys compare by canonical equivalence, as Swift's strings do; Redis compares bytes: every key
 /// goes to Redis in one canonical form (NFC).
 func canonicalKey(_ key: String) -> String {
-    key.precomposedStringWithCanonicalMapping
+    // ASCII is its own canonical form; only other keys pay for Foundation's normalization.
+    key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
 }
 #endif

@@ -135,12 +135,14 @@ final class ZSetEngine: FleetEngine {
 
     func activeKeys() throws(CountdownError) -> [String] {
         guard !watch.isStopped else { return [] }
-        return try call(["SMEMBERS", "\(prefix):k"]).elements.compactMap(\.text)
+        let replies = try pipeline([["ZRANGE", "\(prefix):d", "0", "-1"], ["SMEMBERS", "\(prefix):p"]])
+        return replies.flatMap { $0.elements.compactMap(\.text) }
     }
 
     func activeCount() throws(CountdownError) -> Int {
         guard !watch.isStopped else { return 0 }
-        return Int(try call(["SCARD", "\(prefix):k"]).int ?? 0)
+        let replies = try pipeline([["ZCARD", "\(prefix):d"], ["SCARD", "\(prefix):p"]])
+        return replies.reduce(0) { $0 + Int($1.int ?? 0) }
     }
 
     func shutdown() {
@@ -262,15 +264,16 @@ final class ZSetEngine: FleetEngine {
         }
     }
 
-    private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
-        let reply: RedisReply
+    /// Commands that read (one round trip): their replies, or the first error.
+    private func pipeline(_ commands: [[String]]) throws(CountdownError) -> [RedisReply] {
+        let replies: [RedisReply]
         do {
-            reply = try calls.call(arguments)
+            replies = try calls.pipeline(commands)
         } catch {
             throw error.countdownError
         }
-        if case .error(let why) = reply { throw RedisFailure.server(why).countdownError }
-        return reply
+        for case .error(let why) in replies { throw RedisFailure.server(why).countdownError }
+        return replies
     }
 }
 #endif
