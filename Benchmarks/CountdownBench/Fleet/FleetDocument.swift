@@ -30,7 +30,7 @@ struct FleetDocument: Codable, Sendable {
         /// CPU of this process per delivered event (µs), and of redis-server when it is ours.
         var cpuPerEventMicros: Double?
         var redisCPUPerEventMicros: Double?
-        /// Redis' `used_memory` while every countdown ran, less before, per countdown.
+        /// Redis' `used_memory` at the end of the starts, less before, per countdown alive then.
         var redisBytesPerCountdown: Double?
         /// One call each, medians over `calls`: a start, a cancel, and a PING in the same minutes.
         var calls: Int

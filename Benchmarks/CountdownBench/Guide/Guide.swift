@@ -9,6 +9,8 @@ struct Guide: Sendable, Equatable {
     let rows: [Row]
     /// Short statements that carry figures for the prose: one reading per machine each.
     let statements: [Statement]
+    /// The same for the Redis strategies, from each machine's `redis/` folder; empty when none has one.
+    var fleetStatements: [Statement] = []
 
     struct MachineEntry: Sendable, Equatable {
         let folder: String

@@ -20,11 +20,13 @@ struct GuideBuilder {
     static let store = "store/run.json"
 
     func build() -> Guide {
-        Guide(
+        var guide = Guide(
             machines: library.machines.map { machine in
                 .init(folder: machine.folder, summary: Self.summary(machine.machine) + Self.memory(machine.runs.values.compactMap(\.memory)))
             },
             columns: Self.columns, rows: rows, statements: statements)
+        guide.fleetStatements = FleetGuide(library: library).statements
+        return guide
     }
 
     static func summary(_ machine: Machine?) -> String {

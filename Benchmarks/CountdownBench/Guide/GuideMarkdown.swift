@@ -41,6 +41,15 @@ struct GuideMarkdown {
         for statement in guide.statements {
             out.append(Line(text: "- \(statement.title): \(cell(statement.cell))", place: .statement(title: statement.title)))
         }
+        if !guide.fleetStatements.isEmpty {
+            prose("")
+            prose("A fleet of servers, measured by `countdown-bench fleet` and judged by `countdown-bench conformance --backend redis` "
+                + "(a build with the Redis trait, a loopback Redis):")
+            prose("")
+            for statement in guide.fleetStatements {
+                out.append(Line(text: "- \(statement.title): \(cell(statement.cell))", place: .statement(title: statement.title)))
+            }
+        }
         return out
     }
 

@@ -41,9 +41,13 @@ struct MachineResults: Sendable {
     let runs: [String: RunDocument]
     let conformance: ConformanceDocument?
     let suspend: SuspendDocument?
+    /// The Redis strategies' measurements and verdicts, in `redis/` (a build with the trait).
+    var fleet: FleetDocument? = nil
+    var fleetConformance: ConformanceDocument? = nil
 
     static let conformanceFile = "conformance.json"
     static let suspendFile = "suspend.json"
+    static let fleetFolder = "redis"
 
     var isEmpty: Bool { runs.isEmpty && conformance == nil && suspend == nil }
 
@@ -65,10 +69,13 @@ struct MachineResults: Sendable {
                 throw GuideError(error.description)
             }
         }
-        return MachineResults(
+        var results = MachineResults(
             folder: folder, runs: runs,
             conformance: try decode(ConformanceDocument.self, "\(base)/\(conformanceFile)"),
             suspend: try decode(SuspendDocument.self, "\(base)/\(suspendFile)"))
+        results.fleet = try decode(FleetDocument.self, "\(base)/\(fleetFolder)/\(FleetDocument.fileName)")
+        results.fleetConformance = try decode(ConformanceDocument.self, "\(base)/\(fleetFolder)/\(conformanceFile)")
+        return results
     }
 
     /// The file decoded, nil when it is not there.

@@ -32,17 +32,7 @@ enum OneKeyCheck {
         for round in 0..<rounds {
             let key = "one-key:start:\(round)"
             let recorders = (0..<threads).map { _ in h.recorder() }
-            let answers = Locked([String](repeating: "", count: threads))
-            onThreads(threads) { thread in
-                let answer: String
-                do {
-                    answer = "\(try s.start(key: key, duration: .milliseconds(60), observer: recorders[thread].observer))"
-                } catch {
-                    answer = "threw \(error)"
-                }
-                answers.withLock { $0[thread] = answer }
-            }
-            let all = answers.withLock { $0 }
+            let all = startAtOnce(key, duration: .milliseconds(60), on: Array(repeating: s, count: threads), recorders: recorders)
             let started = all.filter { $0 == "started" }.count
             c.expect(started == 1 && all.allSatisfy { $0 == "started" || $0.hasPrefix("attached") },
                      "round \(round): \(threads) concurrent starts of one key answered \(all): \(started) .started, not one")
@@ -56,6 +46,24 @@ enum OneKeyCheck {
                      "\(key): \(finishes) finishes for \(started) .started answers (at most one finish per .started)")
             for (index, recorder) in recorders.enumerated() { EventRules.wellFormed(recorder.all, "\(key) observer \(index)", in: c) }
         }
+    }
+
+    /// One thread per scheduler (the same one, or a fleet's) starts `key` at once, each with its
+    /// recorder; what each answered, in words (`started`, `attached(…)`, `threw …`).
+    static func startAtOnce(
+        _ key: String, duration: Duration, on schedulers: [any CountdownScheduler], recorders: [Recorder]
+    ) -> [String] {
+        let answers = Locked([String](repeating: "", count: schedulers.count))
+        onThreads(schedulers.count) { thread in
+            let answer: String
+            do {
+                answer = "\(try schedulers[thread].start(key: key, duration: duration, observer: recorders[thread].observer))"
+            } catch {
+                answer = "threw \(error)"
+            }
+            answers.withLock { $0[thread] = answer }
+        }
+        return answers.withLock { $0 }
     }
 
     /// Many threads cancel one running countdown at once: exactly one true.

@@ -1,5 +1,4 @@
 import Countdown
-import CountdownSupport
 
 /// The `fleet.one-key` check: of concurrent starts of one key from two schedulers sharing their
 /// countdowns, exactly one answers `.started`; the countdown finishes once, fleet-wide.
@@ -17,17 +16,7 @@ enum FleetOneKeyCheck {
             let key = "fleet:one-key:\(round)"
             let harnesses = (0..<threads).map { $0 % 2 == 0 ? a : b }
             let recorders = harnesses.map { $0.recorder() }
-            let answers = Locked([String](repeating: "", count: threads))
-            onThreads(threads) { thread in
-                let answer: String
-                do {
-                    answer = "\(try harnesses[thread].scheduler.start(key: key, duration: .milliseconds(80), observer: recorders[thread].observer))"
-                } catch {
-                    answer = "threw \(error)"
-                }
-                answers.withLock { $0[thread] = answer }
-            }
-            let all = answers.withLock { $0 }
+            let all = OneKeyCheck.startAtOnce(key, duration: .milliseconds(80), on: harnesses.map(\.scheduler), recorders: recorders)
             let started = all.filter { $0 == "started" }.count
             c.expect(started == 1 && all.allSatisfy { $0 == "started" || $0.hasPrefix("attached") },
                      "round \(round): \(threads) concurrent starts over two schedulers answered \(all): \(started) .started, not one")
