@@ -62,6 +62,10 @@ public struct CountdownConformance: Sendable {
     /// Every check, contract first (a fleet's last), in the order `run()` runs them.
     public static let checks: [ConformanceCheck] = ContractChecks.all + FleetChecks.all + ProfileChecks.all
 
+    /// The checks of a fleet (two schedulers sharing their countdowns): not applicable to a
+    /// backend whose countdowns are its own.
+    public static let fleetChecks: [ConformanceCheck] = FleetChecks.all
+
     public let name: String
     public let options: Options
     let factory: Factory

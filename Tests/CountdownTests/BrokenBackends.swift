@@ -235,6 +235,16 @@ final class AcceptsEmptyKey: Forwarding, @unchecked Sendable {
     }
 }
 
+/// Declares that schedulers made on one namespace share their countdowns (a fleet), and keeps
+/// each scheduler's to itself: a second server would open a rate-limit window of its own.
+final class SharesNothing: Forwarding, @unchecked Sendable {
+    override var profile: CountdownProfile {
+        var declared = inner.profile
+        declared.sharing = .fleet
+        return declared
+    }
+}
+
 /// `attach(key:)` with nothing running starts a minute-long countdown.
 final class AttachStarts: Forwarding, @unchecked Sendable {
     override func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
@@ -797,6 +807,10 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         .init(name: "ticks after cancel", rejectedBy: "cancel") { TicksAfterCancel(try $1($0)) },
         .init(name: "ignores pause", rejectedBy: "pause-resume") { IgnoresPause(try $1($0)) },
         .init(name: "accepts an empty key", rejectedBy: "bad-input") { AcceptsEmptyKey(try $1($0)) },
+        // A fleet's checks need two schedulers sharing one store: in real time only.
+        .init(name: "a fleet that shares nothing (starts)", rejectedBy: "fleet.one-key", inVirtualTime: false) { SharesNothing(try $1($0)) },
+        .init(name: "a fleet that shares nothing (cancels)", rejectedBy: "fleet.cancel", inVirtualTime: false) { SharesNothing(try $1($0)) },
+        .init(name: "a fleet that shares nothing (attaches)", rejectedBy: "fleet.attach", inVirtualTime: false) { SharesNothing(try $1($0)) },
         .init(name: "deadlocks on a re-entrant cancel", rejectedBy: "reentrancy") {
             DeadlocksOnReentrantCancel(try $1($0))
         },

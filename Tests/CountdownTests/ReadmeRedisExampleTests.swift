@@ -18,7 +18,7 @@ func retryAfter(userID: Int, windows: RedisCountdownScheduler) throws -> Duratio
 
 import Testing
 
-@Test func redisRateLimitWindowSharedByTwoServers() throws {
+@Test func rateLimitWindowOnRedisSharedByTwoServers() throws {
     let endpoint = try TestRedis.server().endpoint
     let namespace = TestRedis.namespace()
     let first = try RedisCountdownScheduler(endpoint: endpoint, namespace: namespace)
