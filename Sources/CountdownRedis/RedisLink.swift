@@ -10,7 +10,10 @@ struct RedisScript: Sendable {
 /// One connection to Redis shared by a process's callers, one call at a time, made again when
 /// it broke: the next call connects first. A call the server closed the connection on before
 /// answering (a `CLIENT KILL`, an idle timeout, a restart) is sent once more on a new
-/// connection; any other failure is thrown, never swallowed.
+/// connection; any other failure is thrown, never swallowed. The server may have run the call
+/// before it closed: the start script answers a call sent again by its observer token as it
+/// answered the first; a cancel, pause or resume sent again answers false where the first one
+/// did the work.
 final class RedisLink: Sendable {
     let endpoint: RedisEndpoint
     private let commandTimeout: Duration?

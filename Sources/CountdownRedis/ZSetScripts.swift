@@ -59,6 +59,15 @@ enum ZSetScripts {
         local t = redis.call('TIME')
         local n = tonumber(t[1]) * 1000000 + tonumber(t[2])
         local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o')
+        if v[1] and v[6] == owner then
+          -- This very call, sent again after the server closed the connection on it before
+          -- answering: the same answer, nothing done twice.
+          local left
+          if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
+          local a = tonumber(redis.call('HGET', h, 'a'))
+          if a == 0 and ARGV[6] ~= '1' then return {0, v[1], v[2], v[3], v[4] or 0, tonumber(v[2]), n, 0} end
+          return {1, v[1], v[2], v[3], v[4] or 0, left, n, a}
+        end
         if v[1] then
           local a = redis.call('HINCRBY', h, 'a', 1)
           redis.call('HSET', h, 'o', owner)
