@@ -1,7 +1,7 @@
+import CountdownRedis
 import Foundation
 #if Redis
 import Countdown
-import CountdownRedis
 #endif
 
 /// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
@@ -58,7 +58,7 @@ struct FleetCommand {
         if outputDirectory != nil, !Machine.isReleaseBuild {
             throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
         }
-        if let redis, RedisEndpointText.parse(redis) == nil {
+        if let redis, RedisEndpoint(redis) == nil {
             throw UsageError("--redis must be HOST:PORT, not '\(redis)'")
         }
     }
@@ -110,14 +110,5 @@ struct FleetCommand {
         output.writeError("countdown-bench: fleet measures the Redis strategies, which this build leaves out: build with swift build --traits Redis\n")
         return 1
         #endif
-    }
-}
-
-/// `HOST:PORT`, parsed without the Redis module (which a build without the trait lacks).
-enum RedisEndpointText {
-    static func parse(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (1...65535).contains(port), colon != text.startIndex else { return nil }
-        return (String(text[..<colon]), port)
     }
 }

@@ -115,7 +115,9 @@ struct ConfigurationRunner {
         // Starting stops when a countdown started now could not end within the limit.
         let lastUsefulStart = first + limit - UInt64(settings.duration.nanoseconds)
         var attempted = 0
-        if let batching = scheduler as? any BatchStarting {
+        // Asked once, not per start: the loop below is the recording path of every backend.
+        let batching = scheduler as? any BatchStarting
+        if let batching {
             // A backend whose start is a round trip (Redis) starts in pipelined batches: the
             // keys whose instant has come, 64 at most, each recorded at the batch's instant.
             var index = 0
@@ -143,7 +145,7 @@ struct ConfigurationRunner {
                 index = end
             }
         }
-        for (index, key) in zip(0..., keys) where !(scheduler is any BatchStarting) {
+        for (index, key) in zip(0..., keys) where batching == nil {
             let target = first + spread * UInt64(index) / UInt64(count)
             var now = SystemClocks.monotonic()
             if now > lastUsefulStart { break }
