@@ -96,7 +96,7 @@ public struct CountdownProfile: Sendable, Hashable {
     }
 
     /// `name` alone, or `name(variant)`: `timestamp(wall)`.
-    public var displayName: String {
+    package var displayName: String {
         variant.map { "\(name)(\($0))" } ?? name
     }
 }

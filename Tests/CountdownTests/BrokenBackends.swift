@@ -312,14 +312,14 @@ final class MisdeclaredProfile: Forwarding, @unchecked Sendable {
 /// the queue stops every countdown's counting, and they finish late — while declaring that a
 /// slow observer only delays delivery.
 final class TimersOnDeliveryQueue: CountdownScheduler {
-    private let table: KeyedCountdowns<DispatchSourceMechanism>
+    private let table: CountdownEngine<DispatchSourceMechanism>
     let profile: CountdownProfile
 
     init(_ e: Environment) throws {
         let settings = try SchedulerSettings(
             tickInterval: e.tickInterval, maximumDuration: .seconds(3600), capacity: nil,
             deliveryQueue: e.deliveryQueue, label: "broken")
-        table = KeyedCountdowns(
+        table = CountdownEngine(
             settings: settings, mechanism: DispatchSourceMechanism(tick: e.tickInterval, timerQueue: e.deliveryQueue, compensatesMissedTicks: false))
         profile = try DispatchSourceScheduler(tickInterval: e.tickInterval).profile
     }

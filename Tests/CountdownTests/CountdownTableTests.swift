@@ -16,10 +16,9 @@ struct CountdownTableTests {
         return Moment(monotonic: MonotonicInstant(nanoseconds: ns), clock: Int64(ns))
     }
 
-    static func table(capacity: Int? = nil, keepsHandleWhilePaused: Bool = false) -> Table {
+    static func table(capacity: Int? = nil, arming: ArmingStyle = .timerPerCountdown(shutdown: .disarmEach)) -> Table {
         Table(rules: .init(
-            tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: capacity,
-            keepsHandleWhilePaused: keepsHandleWhilePaused))
+            tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: capacity, arming: arming))
     }
 
     /// An observer that writes down what it hears.
@@ -237,7 +236,7 @@ struct CountdownTableTests {
 
     @Test("a handle kept while paused is woken, not disarmed, and one on its way is kept across a pause")
     func workerAcrossPauses() throws {
-        var table = Self.table(keepsHandleWhilePaused: true)
+        var table = Self.table(arming: .worker)
         let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
         // Paused and resumed before the worker was kept: no second worker.
         #expect(Self.arms(table.pause(key: "k", now: Self.at(10))).isEmpty)

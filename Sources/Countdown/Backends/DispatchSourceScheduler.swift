@@ -6,9 +6,9 @@ import Dispatch
 /// Timers live in libdispatch's timer heap: no thread per countdown. Because it counts calls,
 /// a process frozen for S seconds finishes S late (libdispatch coalesces the missed intervals
 /// into one call), and the wall clock never moves it.
-public final class DispatchSourceScheduler: KeyedCountdownScheduler, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
-    private let table: KeyedCountdowns<DispatchSourceMechanism>
+public final class DispatchSourceScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<DispatchSourceMechanism>
 
     /// - Parameters:
     ///   - tickInterval: `T`, at least ``CountdownLimits/minimumTickInterval``.
@@ -28,15 +28,15 @@ public final class DispatchSourceScheduler: KeyedCountdownScheduler, @unchecked 
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.dispatch-source")
-        table = KeyedCountdowns(
+        engine = CountdownEngine(
             settings: settings,
             mechanism: DispatchSourceMechanism(
                 tick: tickInterval, timerQueue: DispatchQueue(label: "countdown.dispatch-source.timers"),
                 compensatesMissedTicks: compensatesMissedTicks))
-        super.init(
-            profile: Self.profile(maximumDuration: maximumDuration, compensatesMissedTicks: compensatesMissedTicks),
-            table: table)
+        profile = Self.profile(maximumDuration: maximumDuration, compensatesMissedTicks: compensatesMissedTicks)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(
@@ -65,13 +65,15 @@ struct DispatchSourceMechanism: CountdownMechanism {
 
     typealias Progress = TickCount
 
+    var arming: ArmingStyle { .timerPerCountdown(shutdown: .disarmEach) }
+
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant,
-             table: KeyedCountdowns<Self>) -> OwnedDispatchTimer {
+             engine: CountdownEngine<Self>) -> OwnedDispatchTimer {
         let timer = compensatesMissedTicks
-            ? OwnedDispatchTimer(queue: timerQueue, countingHandler: { [weak table] intervals in
-                _ = table?.fire(id, intervals: intervals)
+            ? OwnedDispatchTimer(queue: timerQueue, countingHandler: { [weak engine] intervals in
+                _ = engine?.fire(id, intervals: intervals)
             })
-            : OwnedDispatchTimer(queue: timerQueue) { [weak table] in _ = table?.fire(id) }
+            : OwnedDispatchTimer(queue: timerQueue) { [weak engine] in _ = engine?.fire(id) }
         timer.schedule(at: firstFire, repeating: tick)
         timer.activate()
         return timer

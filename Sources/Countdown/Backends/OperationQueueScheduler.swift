@@ -12,13 +12,13 @@ import Foundation
 ///
 /// The worker sleeps on a semaphore rather than in `Thread.sleep`, so that `pause` really
 /// pauses it and `cancel` ends it at once instead of after the rest of a long sleep.
-public final class OperationQueueScheduler: KeyedCountdownScheduler, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
+public final class OperationQueueScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
     /// The articles' limits: 20 concurrent countdowns of at most 120 s.
     public static let defaultCapacity = 20
     public static let defaultMaximumDuration: Duration = .seconds(120)
 
-    private let table: KeyedCountdowns<OperationQueueMechanism>
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<OperationQueueMechanism>
 
     /// - Parameters:
     ///   - capacity: the most countdowns at once; also the queue's
@@ -35,10 +35,12 @@ public final class OperationQueueScheduler: KeyedCountdownScheduler, @unchecked 
         let queue = OperationQueue()
         queue.name = "countdown.operation-queue.workers"
         queue.maxConcurrentOperationCount = capacity
-        table = KeyedCountdowns(
+        engine = CountdownEngine(
             settings: settings, mechanism: OperationQueueMechanism(tick: tickInterval, queue: queue))
-        super.init(profile: Self.profile(capacity: capacity, maximumDuration: maximumDuration), table: table)
+        profile = Self.profile(capacity: capacity, maximumDuration: maximumDuration)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(
@@ -56,7 +58,7 @@ public final class OperationQueueScheduler: KeyedCountdownScheduler, @unchecked 
             maximumDuration: maximumDuration)
     }
 
-    var operationQueue: OperationQueue { table.mechanism.queue }
+    var operationQueue: OperationQueue { engine.mechanism.queue }
 }
 
 struct OperationQueueMechanism: CountdownMechanism {
@@ -70,12 +72,14 @@ struct OperationQueueMechanism: CountdownMechanism {
 
     typealias Progress = TickCount
 
-    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> Worker {
+    var arming: ArmingStyle { .worker }
+
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) -> Worker {
         let worker = Worker()
-        let operation = BlockOperation { [weak table] in
+        let operation = BlockOperation { [weak engine] in
             // The table decides; the worker only sleeps. Each fire is relative to the moment
             // this thread woke (TickCount restarts its interval there), as a sleep loop is.
-            while let step = table?.workerStep(id) {
+            while let step = engine?.workerStep(id) {
                 switch step {
                 case .exit: return
                 case .waitForResume: worker.wakeUp.wait()
@@ -92,8 +96,6 @@ struct OperationQueueMechanism: CountdownMechanism {
 
     /// The worker lives as long as its countdown: woken at a pause, it finds the countdown
     /// paused and waits for the wake-up of a resume.
-    var keepsHandleWhilePaused: Bool { true }
-
     func wake(_ worker: Worker) { worker.wakeUp.signal() }
 
     func shutdown() { queue.cancelAllOperations() }

@@ -10,9 +10,9 @@ import Foundation
 /// array, so each fire costs a re-insert that grows with the count. Counting fires, it finishes
 /// late by a freeze; timers are scheduled on the monotonic clock, so the wall clock never moves
 /// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``shutdown()``.
-public final class RunLoopScheduler: KeyedCountdownScheduler, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
-    private let table: KeyedCountdowns<RunLoopMechanism>
+public final class RunLoopScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<RunLoopMechanism>
 
     public init(
         tickInterval: Duration = .seconds(1),
@@ -22,10 +22,12 @@ public final class RunLoopScheduler: KeyedCountdownScheduler, @unchecked Sendabl
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.run-loop")
-        table = KeyedCountdowns(
+        engine = CountdownEngine(
             settings: settings, mechanism: RunLoopMechanism(tick: tickInterval, thread: RunLoopThread()))
-        super.init(profile: Self.profile(maximumDuration: maximumDuration), table: table)
+        profile = Self.profile(maximumDuration: maximumDuration)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(maximumDuration: Duration = CountdownLimits.defaultMaximumDuration) -> CountdownProfile {
@@ -40,9 +42,9 @@ public final class RunLoopScheduler: KeyedCountdownScheduler, @unchecked Sendabl
     }
 
     /// Whether the scheduler's run-loop thread is still running: false once shut down.
-    public var isThreadRunning: Bool { loopThread.isRunning }
+    package var isThreadRunning: Bool { loopThread.isRunning }
 
-    var loopThread: RunLoopThread { table.mechanism.thread }
+    var loopThread: RunLoopThread { engine.mechanism.thread }
 }
 
 struct RunLoopMechanism: CountdownMechanism {
@@ -58,13 +60,17 @@ struct RunLoopMechanism: CountdownMechanism {
 
     typealias Progress = TickCount
 
-    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) -> TimerHandle {
+    /// The run loop's own shutdown takes every timer down at once: a shutdown is spared N
+    /// invalidations, each O(N) in the run loop.
+    var arming: ArmingStyle { .timerPerCountdown(shutdown: .allAtOnce) }
+
+    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) -> TimerHandle {
         // `Timer(fire:…)`, not `Timer(timeInterval:repeats:block:)`: corelibs gives the latter a
         // fire date of now, so added by hand it fires once at once, which would count a tick.
         let timer = Timer(
             fire: Self.date(of: firstFire), interval: tick.seconds, repeats: true
-        ) { [weak table] _ in
-            _ = table?.fire(id)
+        ) { [weak engine] _ in
+            _ = engine?.fire(id)
         }
         thread.add(timer)
         return TimerHandle(timer)
@@ -81,8 +87,6 @@ struct RunLoopMechanism: CountdownMechanism {
     /// Removing a timer from a CFRunLoop is O(N) (a linear search of a sorted array): N
     /// invalidations took about 12 s at N = 100 000 on a 2-core Linux VM. The stopped loop's thread ends and
     /// its timers go with it; until then a fire finds its countdown gone and does nothing.
-    var disarmsEachOnShutdown: Bool { false }
-
     /// CFRunLoop takes a `Date` and converts it to its monotonic clock at once, so a later
     /// change of the wall clock does not move the timer.
     private static func date(of instant: MonotonicInstant) -> Date {

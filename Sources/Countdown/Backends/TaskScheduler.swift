@@ -15,9 +15,9 @@ import Dispatch
 /// is libdispatch's global pool, as wide as the machine has cores, and shared with
 /// `OperationQueue` and every other task in the process: what blocks those threads delays
 /// every countdown's wake-up.
-public final class TaskScheduler: KeyedCountdownScheduler, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
-    private let table: KeyedCountdowns<TaskMechanism>
+public final class TaskScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<TaskMechanism>
 
     /// - Parameters:
     ///   - tolerance: passed to every `Task.sleep` as its tolerance, so that the system may
@@ -34,11 +34,13 @@ public final class TaskScheduler: KeyedCountdownScheduler, @unchecked Sendable {
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.task")
         if let tolerance { try settings.validate(tolerance: tolerance) }
-        table = KeyedCountdowns(
+        engine = CountdownEngine(
             settings: settings,
             mechanism: TaskMechanism(tick: tickInterval, tolerance: tolerance, clock: ContinuousInstants()))
-        super.init(profile: Self.profile(tolerance: tolerance, maximumDuration: maximumDuration), table: table)
+        profile = Self.profile(tolerance: tolerance, maximumDuration: maximumDuration)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(
@@ -94,13 +96,15 @@ struct TaskMechanism: CountdownMechanism {
 
     typealias Progress = DeadlineTrack
 
+    var arming: ArmingStyle { .timerPerCountdown(shutdown: .disarmEach) }
+
     /// Detached: the countdown belongs to the scheduler, not to the task or actor that
     /// started it, and must not inherit its cancellation or its task-local values.
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant,
-             table: KeyedCountdowns<Self>) -> Task<Void, Never> {
+             engine: CountdownEngine<Self>) -> Task<Void, Never> {
         let clock = self.clock
         let tolerance = self.tolerance
-        return Task.detached { [weak table] in
+        return Task.detached { [weak engine] in
             var deadline = firstFire
             while true {
                 do {
@@ -108,9 +112,9 @@ struct TaskMechanism: CountdownMechanism {
                 } catch {
                     return  // cancelled: paused, cancelled, finished early by shutdown
                 }
-                // The table is held only between sleeps: a scheduler released with no
+                // The engine is held only between sleeps: a scheduler released with no
                 // shutdown() is not kept alive by its sleeping tasks.
-                guard let table, case .continues(let next) = table.fire(id) else { return }
+                guard let engine, case .continues(let next) = engine.fire(id) else { return }
                 deadline = next
             }
         }

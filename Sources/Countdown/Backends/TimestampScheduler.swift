@@ -15,9 +15,9 @@ import Dispatch
 /// due, a wake-up handles everything due under one lock and delivers it as one batch on the
 /// delivery queue, and an optional `tolerance` lets countdowns due close together share a
 /// wake-up.
-public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
-    private let table: KeyedCountdowns<TimestampMechanism>
+public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<TimestampMechanism>
 
     /// - Parameters:
     ///   - clock: what remaining time is read from: ``CountdownClock/wall`` (default)
@@ -39,14 +39,15 @@ public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Senda
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.timestamp")
         try settings.validate(tolerance: tolerance)
-        table = KeyedCountdowns(
+        engine = CountdownEngine(
             settings: settings,
             mechanism: TimestampMechanism(
                 tick: tickInterval, clock: clock,
                 ticker: Ticker(tolerance: tolerance, queue: settings.deliveryQueue)))
-        super.init(
-            profile: Self.profile(clock: clock, tolerance: tolerance, maximumDuration: maximumDuration), table: table)
+        profile = Self.profile(clock: clock, tolerance: tolerance, maximumDuration: maximumDuration)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(
@@ -67,12 +68,12 @@ public final class TimestampScheduler: KeyedCountdownScheduler, @unchecked Senda
     }
 
     /// `wall`, `continuous`, or with a tolerance `continuous~10ms`.
-    public static func variant(clock: CountdownClock, tolerance: Duration) -> String {
+    package static func variant(clock: CountdownClock, tolerance: Duration) -> String {
         tolerance == .zero ? clock.name : "\(clock.name)~\(tolerance.text.filter { $0 != " " })"
     }
 
     /// The clock remaining time is read from.
-    public var clock: CountdownClock { table.mechanism.clock }
+    public var clock: CountdownClock { engine.mechanism.clock }
 }
 
 struct TimestampMechanism: CountdownMechanism {
@@ -96,32 +97,17 @@ struct TimestampMechanism: CountdownMechanism {
 
     typealias Progress = DeadlineTrack
 
-    func bind(to table: KeyedCountdowns<Self>) { ticker.bind(to: table) }
-
-    /// What the protocol asks for; the driver does not call it, since the drain files every
-    /// arm (``filesArmsOnDeliveryQueue``). Files the one fire at once if it is called.
-    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
-        ticker.schedule(CollectionOfOne(DueItem(due: firstFire, index: id.index, arm: id.arm)))
-    }
+    func bind(to engine: CountdownEngine<Self>) { ticker.bind(to: engine) }
 
     /// The ticker's wake-ups run on the delivery queue, after the drain that files the arms:
     /// a start leaves its first fire in the outbox beside its tick, and takes no ticker lock.
-    var filesArmsOnDeliveryQueue: Bool { true }
+    /// A wake-up that comes while a drain lingers runs when the drain hands the queue back,
+    /// within a turn (half a millisecond), however long the stream of events stays dense.
+    var arming: ArmingStyle { .sharedDueQueue }
 
     func file(_ arms: ContiguousArray<Outbox.Arm>) {
         ticker.schedule(arms.lazy.map { DueItem(due: $0.firstFire, index: $0.id.index, arm: $0.id.arm) })
     }
-
-    /// Nothing to release: the queued item pops at its time and is found stale.
-    func disarm(_ handle: Void) {}
-
-    /// The ticker finds a countdown by its place and arm: there is nothing to keep.
-    var keepsHandles: Bool { false }
-
-    /// Its wake-ups run on the delivery queue: one that comes while a drain lingers runs when
-    /// the drain hands the queue back, within a turn (half a millisecond), however long the
-    /// stream of events stays dense.
-    var deliveryMayLinger: Bool { true }
 
     func shutdown() { ticker.stop() }
 }

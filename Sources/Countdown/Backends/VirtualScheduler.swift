@@ -21,12 +21,19 @@ import Synchronization
 /// `advance(by: .zero)` delivers them without moving the clock. It starts no thread and never
 /// sleeps; countdowns due at one instant fire in an order fixed by the calls that armed them.
 ///
+/// It runs the engine every built-in backend runs, the same code, with the world replaced
+/// (``VirtualWorld``): deliveries, store writes and the room made ahead are jobs that `advance`
+/// runs, on the virtual clock, before it returns.
+///
 /// Not a strategy, and never measured: `countdown-bench` lists it as `virtual` and refuses to
 /// run or suspend it.
-public final class VirtualScheduler: KeyedCountdownScheduler, VirtualTimeScheduling, @unchecked Sendable {
-    // `@unchecked Sendable` restated, as Swift 6 asks of a subclass: see `KeyedCountdownScheduler`.
-    private let table: KeyedCountdowns<VirtualMechanism>
+public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, VirtualTimeScheduling, Sendable {
+    public let profile: CountdownProfile
+    let engine: CountdownEngine<VirtualMechanism>
     private let timeline: VirtualTimeline
+    /// The world the engine runs in: its clock, and the jobs `advance` runs. A test of the
+    /// engine runs them one list at a time.
+    package let world: VirtualWorld
     /// Set while an `advance` runs: a second one (from an observer, or another thread) is refused.
     private let isAdvancing = Atomic<Bool>(false)
     /// Marks the delivery queue, so that an `advance` made on it delivers in place.
@@ -49,11 +56,16 @@ public final class VirtualScheduler: KeyedCountdownScheduler, VirtualTimeSchedul
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: capacity,
             deliveryQueue: deliveryQueue, label: "countdown.virtual")
-        timeline = VirtualTimeline(origin: now)
-        table = KeyedCountdowns(settings: settings, mechanism: VirtualMechanism(timeline: timeline))
+        world = VirtualWorld(origin: now)
+        timeline = VirtualTimeline(world: world)
+        engine = CountdownEngine(
+            settings: settings, mechanism: VirtualMechanism(timeline: timeline),
+            runtime: .virtual(world, deliveryQueue: settings.deliveryQueue))
         onQueue.mark(settings.deliveryQueue)
-        super.init(profile: Self.profile(capacity: capacity, maximumDuration: maximumDuration), table: table)
+        profile = Self.profile(capacity: capacity, maximumDuration: maximumDuration)
     }
+
+    deinit { engine.shutdown() }
 
     /// What a scheduler made with these arguments declares, without making one.
     public static func profile(
@@ -70,7 +82,7 @@ public final class VirtualScheduler: KeyedCountdownScheduler, VirtualTimeSchedul
     }
 
     /// The time on the clock since its origin (`.zero`, or the `now` it was made with).
-    public var now: Duration { .nanoseconds(timeline.nanoseconds) }
+    public var now: Duration { .nanoseconds(world.nanoseconds) }
 
     /// Moves the clock forward by `duration`; see ``advance(to:)``.
     public func advance(by duration: Duration) throws(VirtualTimeError) {
@@ -89,16 +101,36 @@ public final class VirtualScheduler: KeyedCountdownScheduler, VirtualTimeSchedul
         defer { isAdvancing.store(false, ordering: .releasing) }
         guard instant >= now else { throw .instantInThePast(instant, now: now) }
         let limit = instant.nanoseconds
-        deliver()  // what was decided before this call, at the instant it was decided
-        var batch: [DueItem] = []
-        while timeline.popEarliest(through: limit, into: &batch) != nil {
-            _ = table.fire(&batch)
-            for item in batch { timeline.schedule(item) }
-            batch.removeAll(keepingCapacity: true)
-            deliver()
+        settle()  // what was decided before this call, at the instant it was decided
+        while fireEarliest(through: limit) {
+            settle()
         }
-        timeline.move(to: limit)
-        deliver()
+        world.move(to: limit)
+        settle()
+    }
+
+    /// Fires the countdowns due at the earliest instant, if it is at or before `limit` (the
+    /// clock moved to it), and delivers what they decided at once, on the delivery queue, as
+    /// the timestamp strategy's ticker does; the jobs that queues wait for ``settle()``. False
+    /// when nothing is due by `limit`. For tests of the engine, which look between the steps.
+    @discardableResult
+    package func fireEarliest(through limit: Int64) -> Bool {
+        var batch: [DueItem] = []
+        guard timeline.popEarliest(through: limit, into: &batch) != nil else { return false }
+        let owed = engine.fire(&batch)
+        timeline.schedule(batch)
+        if owed { onDeliveryQueue { engine.deliverDecided() } }
+        return true
+    }
+
+    /// Runs every job the engine queued (store writes, room made ahead, deliveries on the
+    /// delivery queue), and those they queue, until none is left.
+    package func settle() {
+        world.settle(deliveryQueue: engine.settings.deliveryQueue, onQueue: onQueue.isCurrent)
+    }
+
+    private func onDeliveryQueue(_ body: () -> Void) {
+        if onQueue.isCurrent { body() } else { engine.settings.deliveryQueue.sync(execute: body) }
     }
 
     /// A store whose wall and boot clocks read this scheduler's clock (one boot, which never
@@ -106,22 +138,11 @@ public final class VirtualScheduler: KeyedCountdownScheduler, VirtualTimeSchedul
     /// `now: killed.now` (plus the time the app was not running), restores it from
     /// `store(path:)` with the same path, and the countdowns come back as they would on a device.
     public func store(path: String) -> CountdownStore {
-        let timeline = timeline
+        let world = world
         // The wall clock reads an arbitrary date plus the virtual time: only differences count.
         let epoch: Int64 = 1_767_225_600 * 1_000_000_000  // 2026-01-01
         return CountdownStore(path: path, clocks: StoreClocks(
-            wall: { epoch &+ timeline.nanoseconds }, boot: { timeline.nanoseconds }, bootID: "virtual"))
-    }
-
-    /// Runs on the delivery queue, and returns once they ran, the observers of everything
-    /// decided so far (after the store, if one is attached, holds every change).
-    private func deliver() {
-        table.waitUntilStored()
-        if onQueue.isCurrent {
-            table.deliverDecided()
-        } else {
-            table.settings.deliveryQueue.sync { table.deliverDecided() }
-        }
+            wall: { epoch &+ world.nanoseconds }, boot: { world.nanoseconds }, bootID: "virtual"))
     }
 }
 

@@ -24,18 +24,13 @@ final class RunLoopThread: @unchecked Sendable {
 
     init() {
         let ready = DispatchSemaphore(value: 0)
-        let box = Unowned()
+        let box = WeakBox<RunLoopThread>()
         thread = Thread {
             box.value?.run(ready: ready)
         }
-        box.value = self
+        box.set(self)
         thread.start()
         ready.wait()
-    }
-
-    /// Breaks the retain cycle thread → closure → self until `run` starts.
-    private final class Unowned: @unchecked Sendable {
-        weak var value: RunLoopThread?
     }
 
     private func run(ready: DispatchSemaphore) {

@@ -30,7 +30,7 @@ final class Ticker: Sendable {
         var queue = DueQueue()
         /// What the thread sleeps until: decided here, read by the thread under this lock.
         var arming = TimerArming()
-        weak var table: KeyedCountdowns<TimestampMechanism>?
+        weak var table: CountdownEngine<TimestampMechanism>?
         var isStopped = false
         /// The wake-ups' batch buffer, kept between wake-ups so that none allocates.
         var batch: [DueItem] = []
@@ -51,8 +51,8 @@ final class Ticker: Sendable {
     /// - Parameter queue: the delivery queue, where wake-ups run.
     init(tolerance: Duration, queue: DispatchQueue) {
         self.tolerance = tolerance.nanoseconds
-        let ticker = WeakTicker()
-        ticker.value = self
+        let ticker = WeakBox<Ticker>()
+        ticker.set(self)
         // The thread holds the ticker weakly, and strongly only while it decides or fires: a
         // scheduler released without a shutdown takes its ticker with it, whose `deinit` wakes
         // the thread to end.
@@ -62,19 +62,13 @@ final class Ticker: Sendable {
 
     deinit { wakeUp.signal() }
 
-    /// Lets the thread reach the ticker without keeping it alive.
-    private final class WeakTicker: @unchecked Sendable {
-        // Written once, in `init`, before the thread starts.
-        weak var value: Ticker?
-    }
-
     private enum Step {
         case sleep(until: MonotonicInstant?)
         case fire
         case end
     }
 
-    private static func run(_ ticker: WeakTicker, wakeUp: DispatchSemaphore, queue: DispatchQueue) {
+    private static func run(_ ticker: WeakBox<Ticker>, wakeUp: DispatchSemaphore, queue: DispatchQueue) {
         // Named from inside, through pthread: corelibs ignores a name set before `start()`.
         nameCurrentThread(threadName)
         while true {
@@ -98,7 +92,7 @@ final class Ticker: Sendable {
     }
 
     /// The table whose countdowns it drives; set once, before any countdown is armed.
-    func bind(to table: KeyedCountdowns<TimestampMechanism>) {
+    func bind(to table: CountdownEngine<TimestampMechanism>) {
         state.withLock { $0.table = table }
     }
 

@@ -1,24 +1,23 @@
 import CountdownSupport
 import Synchronization
 
-/// The virtual scheduler's clock and its due countdowns: a clock that moves only when its
-/// ``VirtualScheduler`` advances it, and the instants its countdowns are due at, in a
+/// The virtual scheduler's due countdowns, on the clock of its ``VirtualWorld``, which moves
+/// only when its ``VirtualScheduler`` advances it: the instants its countdowns are due at, in a
 /// ``DueQueue`` as the timestamp backend's ticker keeps them, but popped by `advance`, never
 /// by a timer. No thread, no sleep.
 final class VirtualTimeline: Sendable {
-    /// Nanoseconds since the clock's origin. Read under the table's lock by the mechanism,
-    /// written only by the one `advance` under way.
-    private let clock: Atomic<Int64>
+    /// The clock: the world's, which the engine's delivery side reads too.
+    let world: VirtualWorld
     private let due = Locked(DueQueue())
 
-    init(origin: Duration) {
-        clock = Atomic(origin.nanoseconds)
+    init(world: VirtualWorld) {
+        self.world = world
     }
 
-    var nanoseconds: Int64 { clock.load(ordering: .acquiring) }
+    var nanoseconds: Int64 { world.nanoseconds }
 
-    func schedule(_ item: DueItem) {
-        due.withLock { $0.insert(item) }
+    func schedule(_ items: some Sequence<DueItem>) {
+        due.withLock { queue in for item in items { queue.insert(item) } }
     }
 
     /// Moves every countdown due at the earliest instant, if that instant is at or before
@@ -31,15 +30,8 @@ final class VirtualTimeline: Sendable {
             return Int64(earliest.nanoseconds)
         }
         guard let instant else { return nil }
-        move(to: instant)
+        world.move(to: instant)
         return instant
-    }
-
-    /// Moves the clock to `instant`, never back (a countdown armed at an instant already past
-    /// fires at the clock's time).
-    func move(to instant: Int64) {
-        let now = clock.load(ordering: .acquiring)
-        if instant > now { clock.store(instant, ordering: .releasing) }
     }
 
     /// Forgets every due countdown: the scheduler was shut down.
@@ -49,26 +41,23 @@ final class VirtualTimeline: Sendable {
 }
 
 /// The virtual scheduler's mechanism: remaining = deadline − virtual now (the timestamp
-/// strategy's ``DeadlineTrack``, on the virtual clock), timers as due instants in the timeline.
-/// Deliveries are never queued: ``VirtualScheduler/advance(by:)`` runs them before it returns.
+/// strategy's ``DeadlineTrack``, on the virtual clock), and a shared due-queue, as the
+/// timestamp strategy's ticker, popped by ``VirtualScheduler/advance(by:)`` instead of a
+/// thread. Its first fires are filed by the drain, as the ticker's are.
 struct VirtualMechanism: CountdownMechanism {
     typealias Progress = DeadlineTrack
     let timeline: VirtualTimeline
+
+    var arming: ArmingStyle { .sharedDueQueue }
 
     func now() -> Moment {
         let now = timeline.nanoseconds
         return Moment(monotonic: MonotonicInstant(nanoseconds: UInt64(max(now, 0))), clock: now)
     }
 
-    func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, table: KeyedCountdowns<Self>) {
-        timeline.schedule(DueItem(due: firstFire, index: id.index, arm: id.arm))
+    func file(_ arms: ContiguousArray<Outbox.Arm>) {
+        timeline.schedule(arms.lazy.map { DueItem(due: $0.firstFire, index: $0.id.index, arm: $0.id.arm) })
     }
-
-    /// Nothing to release: the item pops at its time and is found stale.
-    func disarm(_ handle: Void) {}
-
-    var keepsHandles: Bool { false }
-    var queuesDeliveries: Bool { false }
 
     func shutdown() { timeline.stop() }
 }

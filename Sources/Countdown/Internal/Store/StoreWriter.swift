@@ -25,9 +25,8 @@ final class StoreWriter: Sendable {
     private let snapshot: @Sendable (_ changedSince: UInt64) -> Snapshot?
     /// The table's change count now; nil once it is shut down.
     private let changeCount: @Sendable () -> UInt64?
-    /// Utility, as the system's own background saving: a write is owed within milliseconds,
-    /// not ahead of the app's work.
-    private let queue = DispatchQueue(label: "countdown.store-writer", qos: .utility)
+    /// Where writes run, one at a time: a queue of its own, or virtual time's list of writes.
+    private let executor: WriteExecutor
     private let state = Locked(State())
 
     private struct State {
@@ -46,10 +45,11 @@ final class StoreWriter: Sendable {
     }
 
     init(
-        store: CountdownStore, snapshot: @escaping @Sendable (UInt64) -> Snapshot?,
+        store: CountdownStore, executor: WriteExecutor, snapshot: @escaping @Sendable (UInt64) -> Snapshot?,
         changeCount: @escaping @Sendable () -> UInt64?
     ) {
         self.store = store
+        self.executor = executor
         self.snapshot = snapshot
         self.changeCount = changeCount
     }
@@ -74,8 +74,7 @@ final class StoreWriter: Sendable {
     /// Returns once the file holds every change made before the call.
     func waitUntilWritten() {
         guard let changes = changeCount() else { return }
-        let written = DispatchSemaphore(value: 0)
-        if !whenWritten(changes, { written.signal() }) { written.wait() }
+        executor.wait { signal in whenWritten(changes, signal) }
     }
 
     /// Writes `last`, the table's countdowns at its shutdown, after any write under way, and
@@ -84,7 +83,7 @@ final class StoreWriter: Sendable {
     /// asks later is told at once. (The shutdown's own changes, the cancelled countdowns, are
     /// never written: a finish decided before it would otherwise wait for a write forever.)
     func writeLast(_ last: Snapshot) {
-        queue.sync {
+        executor.writeNow {
             let isNewer = state.withLock { $0.written < last.changes }
             if isNewer { store.write(last.records) }
             let waiters = state.withLock { state in
@@ -107,7 +106,7 @@ final class StoreWriter: Sendable {
     }
 
     private func queueWrites() {
-        queue.async { [self] in writeOnce() }
+        executor.write { [self] in writeOnce() }
     }
 
     /// How long the writer rests after a write, for each unit of CPU time the write took, while
@@ -116,7 +115,7 @@ final class StoreWriter: Sendable {
     /// rewriting it; a finish waits for about six writes' CPU time instead of two. CPU time,
     /// not the time the write took: a write that waited for a slow disk cost no CPU, and
     /// resting four times that wait would hold finishes back for nothing.
-    static let restPerWrite = 4
+    static var restPerWrite: Int { 4 }
 
     /// Reads the table once, writes everything it holds, tells the waiters the file now covers,
     /// and, when changes came meanwhile, queues the next write after a rest.
@@ -147,7 +146,6 @@ final class StoreWriter: Sendable {
         }
         for waiter in ready { waiter.resume() }
         guard !isClean else { return }
-        let rest = DispatchTimeInterval.nanoseconds(Int(min(cost, 1_000_000_000)) * Self.restPerWrite)
-        queue.asyncAfter(deadline: .now() + rest) { [self] in writeOnce() }
+        executor.write(after: min(cost, 1_000_000_000) * UInt64(Self.restPerWrite)) { [self] in writeOnce() }
     }
 }

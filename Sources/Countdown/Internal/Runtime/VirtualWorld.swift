@@ -1,0 +1,132 @@
+import CountdownSupport
+import Dispatch
+import Synchronization
+
+/// The world of virtual time, as ``EngineRuntime`` reaches it: a clock that moves only when
+/// told, and three lists of jobs (deliveries, store writes, background work) that run only when
+/// someone runs them. Nothing here starts a thread or sleeps, so what the engine does in it is
+/// deterministic: ``VirtualScheduler/advance(by:)`` runs every job due before it returns, and a
+/// test of the engine runs them one list at a time, to look between the steps (a finish held
+/// for its write, a drain that handed the queue back, room not made yet).
+package final class VirtualWorld: Sendable {
+    package enum Jobs: Sendable {
+        case delivery
+        case write
+        case background
+    }
+
+    private struct Lists {
+        var delivery: [@Sendable () -> Void] = []
+        var write: [@Sendable () -> Void] = []
+        var background: [@Sendable () -> Void] = []
+        var runs: [Jobs: Int] = [:]
+    }
+
+    /// Nanoseconds since the clock's origin.
+    private let clock: Atomic<Int64>
+    private let lists = Locked(Lists())
+    private let sleepHook = Locked<(@Sendable (UInt64) -> Void)?>(nil)
+
+    package init(origin: Duration = .zero) {
+        clock = Atomic(origin.nanoseconds)
+    }
+
+    /// The time on the clock, in nanoseconds since its origin.
+    package var nanoseconds: Int64 { clock.load(ordering: .acquiring) }
+
+    /// The same, as the delivery side's monotonic clock reads it (never negative).
+    var monotonic: UInt64 { UInt64(max(nanoseconds, 0)) }
+
+    /// Moves the clock to `instant`, never back.
+    package func move(to instant: Int64) {
+        var now = clock.load(ordering: .acquiring)
+        while instant > now {
+            let (exchanged, original) = clock.compareExchange(expected: now, desired: instant, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            now = original
+        }
+    }
+
+    /// Lets `duration` pass with nothing due on the way: what a slow observer or a busy
+    /// thread spends (the engine's pacing sees it; no countdown fires).
+    package func elapse(_ duration: Duration) {
+        move(to: nanoseconds &+ duration.nanoseconds)
+    }
+
+    /// Runs `hook` each time the engine would sleep to let events gather (a lingering drain):
+    /// a test decides events there as another thread would meanwhile.
+    package func onSleep(_ hook: (@Sendable (_ until: UInt64) -> Void)?) {
+        sleepHook.withLock { $0 = hook }
+    }
+
+    func slept(until deadline: UInt64) {
+        let hook = sleepHook.withLock { $0 }
+        hook?(deadline)
+    }
+
+    func enqueue(_ jobs: Jobs, _ job: @escaping @Sendable () -> Void) {
+        lists.withLock { lists in
+            switch jobs {
+            case .delivery: lists.delivery.append(job)
+            case .write: lists.write.append(job)
+            case .background: lists.background.append(job)
+            }
+        }
+    }
+
+    /// How many jobs of `jobs` wait.
+    package func waiting(_ jobs: Jobs) -> Int {
+        lists.withLock { lists in
+            switch jobs {
+            case .delivery: lists.delivery.count
+            case .write: lists.write.count
+            case .background: lists.background.count
+            }
+        }
+    }
+
+    /// How many jobs of `jobs` have run since the world was made.
+    package func ran(_ jobs: Jobs) -> Int {
+        lists.withLock { $0.runs[jobs, default: 0] }
+    }
+
+    /// Runs the jobs of `jobs` one at a time, in the order they were queued, those they queue
+    /// included, until none is left; on the calling thread (deliveries: on the delivery queue,
+    /// which the caller is on). Returns how many ran.
+    @discardableResult
+    package func run(_ jobs: Jobs) -> Int {
+        var count = 0
+        while let job = next(jobs) {
+            job()
+            count += 1
+        }
+        return count
+    }
+
+    /// Runs the waiting store writes (see ``run(_:)``).
+    @discardableResult
+    func runWrites() -> Int { run(.write) }
+
+    private func next(_ jobs: Jobs) -> (@Sendable () -> Void)? {
+        lists.withLock { lists -> (@Sendable () -> Void)? in
+            let job: (@Sendable () -> Void)?
+            switch jobs {
+            case .delivery: job = lists.delivery.isEmpty ? nil : lists.delivery.removeFirst()
+            case .write: job = lists.write.isEmpty ? nil : lists.write.removeFirst()
+            case .background: job = lists.background.isEmpty ? nil : lists.background.removeFirst()
+            }
+            if job != nil { lists.runs[jobs, default: 0] += 1 }
+            return job
+        }
+    }
+
+    /// Runs every waiting job, writes first, then background work, then deliveries (on
+    /// `deliveryQueue`, or in place when `onQueue`), until none is left.
+    func settle(deliveryQueue: DispatchQueue, onQueue: Bool) {
+        while true {
+            let ran = run(.write) + run(.background)
+                + (onQueue ? run(.delivery) : deliveryQueue.sync { run(.delivery) })
+            if ran == 0 { return }
+        }
+    }
+}
