@@ -38,6 +38,16 @@ struct SuspensionClaimTests {
         }
     }
 
+    @Test("in virtual time the suspension check is not applicable, and says why: no child is started")
+    func virtualTimeIsNotApplicable() {
+        guard !Self.inChild else { return }
+        let suite = CountdownConformance(name: "virtual") { e in try VirtualScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue) }
+        // A relaunch that would run nothing: had a child been started, the check would fail.
+        let result = suite.suspension(relaunch: .swiftTesting("NoSuchTestAnywhere"))
+        #expect(result.verdict == .notApplicable, "\(result.verdict.rawValue) \(result.messages)")
+        #expect(result.messages.first?.contains("virtual time") == true, "\(result.messages)")
+    }
+
     @Test("a relaunch that runs no worker fails, and says why")
     func relaunchRunningNothing() {
         guard !Self.inChild else { return }

@@ -28,6 +28,10 @@ extension CountdownConformance {
     /// }
     /// ```
     ///
+    /// A backend that runs in virtual time (``VirtualTimeScheduling``) is "not applicable", as
+    /// every check that needs the real world is there: its clock moves only when it is
+    /// advanced, so a frozen process moves nothing it counts.
+    ///
     /// In the child (the same test, run again with ``suspensionWorkerVariable`` set to this
     /// suite's name) the call acts as the worker and ends the process when the countdown
     /// finishes: it never returns there. A suite of another name in the child returns "not
@@ -51,6 +55,11 @@ extension CountdownConformance {
             }
             FrozenChild.work(factory: factory)  // never returns
         }
+        if let why = virtualTime() {
+            verdict = .notApplicable
+            messages = [why]
+            return result()
+        }
         let outcome = FrozenChild.judge(name: name, relaunch: relaunch, freeze: freeze)
         verdict = outcome.verdict
         messages = outcome.messages
@@ -60,6 +69,20 @@ extension CountdownConformance {
         messages = ["this platform cannot start and stop a child process"]
         #endif
         return result()
+    }
+}
+
+extension CountdownConformance {
+    /// Why the suspension check does not apply, when the factory's scheduler runs in virtual
+    /// time: one is made to look, and shut down at once.
+    fileprivate func virtualTime() -> String? {
+        let environment = Environment(
+            tickInterval: FrozenChild.tick, deliveryQueue: DispatchQueue(label: "countdown.suspension-probe"),
+            wallClock: MovableWallClock().clock, namespace: Harness.freshNamespace())
+        guard let probe = try? factory(environment) else { return nil }
+        defer { probe.shutdown() }
+        guard probe is any VirtualTimeScheduling else { return nil }
+        return "not in virtual time: it freezes a process while real time passes, and a virtual clock moves only when it is advanced"
     }
 }
 
