@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Countdown", targets: ["Countdown"]),
         .library(name: "CountdownConformance", targets: ["CountdownConformance"]),
         .executable(name: "countdown-bench", targets: ["CountdownBench"]),
+        // The benchmark and its backend catalogue, for a package that measures backends of its own.
+        .library(name: "CountdownBenchKit", targets: ["CountdownBenchKit"]),
         // The fleet strategies (countdowns kept in Redis). Empty unless built with the Redis
         // trait: `swift build --traits Redis` (hiredis installed: Debian libhiredis-dev,
         // Homebrew hiredis).
@@ -40,17 +42,31 @@ let package = Package(
                 "Countdown", "CountdownSupport",
                 .target(name: "CHiredis", condition: .when(traits: ["Redis"])),
             ]),
+        // The benchmark: its runner, documents, reports, guide and backend catalogue, as a
+        // library that a second package can run with backends of its own
+        // (`BenchCommand.run(arguments:adding:)`), and that the tests import.
+        .target(
+            name: "CountdownBenchKit",
+            dependencies: ["Countdown", "CountdownConformance", "CountdownSupport", "CountdownRedis"],
+            path: "Benchmarks/CountdownBenchKit"
+        ),
+        // `countdown-bench`: one line over the library.
         .executableTarget(
             name: "CountdownBench",
-            dependencies: ["Countdown", "CountdownConformance", "CountdownSupport", "CountdownRedis"],
+            dependencies: ["CountdownBenchKit"],
             path: "Benchmarks/CountdownBench"
         ),
         // One test target, so that every test runs under the same DedicatedThread trait: the
         // benchmark's tests (Tests/CountdownTests/Bench) block for seconds, and on the shared
         // libdispatch pool they would starve the operation-queue backend's conformance checks.
+        // It depends on the executable only so that `swift build --build-tests` builds the
+        // `countdown-bench` the child-process tests start; it imports the library.
         .testTarget(
             name: "CountdownTests",
-            dependencies: ["Countdown", "CountdownConformance", "CountdownSupport", "CountdownBench", "CountdownRedis"]),
+            dependencies: [
+                "Countdown", "CountdownConformance", "CountdownSupport", "CountdownBenchKit", "CountdownRedis",
+                "CountdownBench",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @testable import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 @testable import CountdownConformance
 
 /// What only one strategy has: its thread, its worker, its clock, its declared profile.

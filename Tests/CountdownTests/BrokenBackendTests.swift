@@ -12,10 +12,10 @@ struct BrokenBackendTests {
     /// Every broken backend against the check aimed at it, in the test process's check slots;
     /// the score is how many that check rejected, and the target is all of them. Caught by
     /// another check (the randomized one, say) counts as a miss.
-    @Test("score: every broken backend is rejected by the check aimed at it")
+    @Test("score: every broken backend is rejected by the check aimed at it", .runsAlone)
     func score() async throws {
         let results = Locked<[String: CheckResult]>([:])
-        // Beside the built-in matrix, in the slots it takes its turns in.
+        // In the check slots (the stage of its own runs nothing else in them).
         await withTaskGroup(of: Void.self) { group in
             for broken in BrokenBackend.all where broken.inRealTime {
                 guard let check = CountdownConformance.checks.first(where: { $0.id == broken.rejectedBy }) else { continue }
@@ -50,7 +50,7 @@ struct BrokenBackendTests {
     static let virtualTimeVariable = "COUNTDOWN_TESTS_VIRTUAL_TIME"
     static var inVirtualTimeProcess: Bool { ProcessInfo.processInfo.environment[virtualTimeVariable] != nil }
 
-    @Test("the verdicts in virtual time, in a process of their own", .timeLimit(.minutes(5)),
+    @Test("the verdicts in virtual time, in a process of their own", .runsAlone, .timeLimit(.minutes(5)),
           .enabled(if: ThreadSanitizer.acquire == nil, "verdicts are the plain run's"))
     func virtualTimeInAProcessOfItsOwn() throws {
         guard !Self.inVirtualTimeProcess else { return }

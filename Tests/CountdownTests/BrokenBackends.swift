@@ -1,5 +1,5 @@
 @testable import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 import CountdownConformance
 import CountdownSupport
 import Dispatch

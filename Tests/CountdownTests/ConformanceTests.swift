@@ -1,5 +1,5 @@
 import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 import CountdownConformance
 import CountdownSupport
 import Dispatch
@@ -88,7 +88,7 @@ struct ConformanceTests {
     /// `countdown-bench conformance` child process (the debug build beside this test binary).
     /// In this process, the operation-queue tests running at the same time would keep its
     /// wake-ups waiting for a pool thread (see `allBackends`).
-    @Test("task passes every check in a process of its own", .timeLimit(.minutes(5)))
+    @Test("task passes every check in a process of its own", .runsAlone, .timeLimit(.minutes(5)))
     func taskInAProcessOfItsOwn() throws {
         let (status, text) = try runBench(["conformance", "--backend", "task", "--no-progress"])
         #expect(status == 0, "countdown-bench conformance --backend task:\n\(text)")

@@ -1,4 +1,5 @@
 import CountdownSupport
+import Foundation
 import Dispatch
 import Testing
 
@@ -25,4 +26,22 @@ struct DedicatedThread: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == DedicatedThread {
     static var dedicatedThread: Self { DedicatedThread() }
+}
+
+/// The stage a test runs in. `swift test` runs the engine's tests, the matrix of the suite on
+/// every backend, and the rest, in one parallel run. Tests that start child processes
+/// (relaunched test binaries, `countdown-bench` workers, libfaketime), run the benchmark's
+/// measured runs, or judge fifty broken backends in real time are left to a stage of their
+/// own, where nothing runs beside them: `COUNTDOWN_TEST_STAGE=alone swift test --filter <theirs>`
+/// (`.ci/run` runs both stages).
+enum TestStage {
+    static let variable = "COUNTDOWN_TEST_STAGE"
+    static var runsAlone: Bool { ProcessInfo.processInfo.environment[variable] == "alone" }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs only in the stage of its own (see ``TestStage``).
+    static var runsAlone: Self {
+        .enabled(if: TestStage.runsAlone, "runs in a stage of its own: COUNTDOWN_TEST_STAGE=alone (.ci/run)")
+    }
 }

@@ -3,7 +3,7 @@ import Dispatch
 import Testing
 
 @testable import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 @testable import CountdownConformance
 
 /// `events(key:)` iterated the way apps and servers do, in `for await` loops, on every backend;

@@ -20,8 +20,10 @@ import Testing
 }
 // README conformance example ends
 
+// Its child process runs in a stage of its own (`.runsAlone`): the README's line is
+// `@Test func myBackendKeepsItsSuspensionClaim() {`, and the region compared with it begins below.
+@Test(.runsAlone) func myBackendKeepsItsSuspensionClaim() {
 // README suspension example begins
-@Test func myBackendKeepsItsSuspensionClaim() {
     let suite = CountdownConformance(name: "my-backend") { environment in
         try TimestampScheduler(tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue)
     }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @testable import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 @testable import CountdownConformance
 
 /// `CountdownStore`: what a relaunched process gets back, and what a bad file does (a typed

@@ -1,5 +1,5 @@
 import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 import Dispatch
 import Testing
 

@@ -23,7 +23,7 @@ struct SuspensionClaimTests {
 
     static var inChild: Bool { ProcessInfo.processInfo.environment[CountdownConformance.suspensionWorkerVariable] != nil }
 
-    @Test("a frozen child process does what the backend declares", arguments: claims.indices)
+    @Test("a frozen child process does what the backend declares", .runsAlone, arguments: claims.indices)
     func frozenChild(_ index: Int) {
         let claim = Self.claims[index]
         let suite = CountdownConformance(name: claim.name, makeScheduler: claim.make)
@@ -48,7 +48,7 @@ struct SuspensionClaimTests {
         #expect(result.messages.first?.contains("virtual time") == true, "\(result.messages)")
     }
 
-    @Test("a relaunch that runs no worker fails, and says why")
+    @Test("a relaunch that runs no worker fails, and says why", .runsAlone)
     func relaunchRunningNothing() {
         guard !Self.inChild else { return }
         let suite = CountdownConformance(name: "no worker") { e in try dispatchSource(e) }

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 @testable import CountdownConformance
 
 /// The recommended backend's engine: its due queue, its tolerance, its batches.

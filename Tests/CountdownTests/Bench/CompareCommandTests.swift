@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 @Suite(.dedicatedThread) struct CompareCommandTests {
     /// A run of one configuration whose repeats had these p99s and this CPU.

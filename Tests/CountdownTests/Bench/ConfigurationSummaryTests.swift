@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 @Suite(.dedicatedThread) struct ConfigurationSummaryTests {
     /// A repeat whose ticks were `ticks` late by `lateness` ns each, and whose floor woke 1 000

@@ -3,7 +3,7 @@ import Countdown
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 /// The recorder is fed events by hand (no timers), so lateness is checked only as a lower
 /// bound: it can be no less than the time that has provably passed since the ideal instant.

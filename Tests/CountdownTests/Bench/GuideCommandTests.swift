@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 /// `countdown-bench guide`: the README's decision table is what the committed results say, a
 /// changed figure is caught and its cell named, and nothing is filled in by hand.

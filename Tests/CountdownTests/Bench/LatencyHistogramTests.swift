@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 @Suite(.dedicatedThread) struct LatencyHistogramTests {
     @Test func percentilesFallInTheRightBucket() throws {

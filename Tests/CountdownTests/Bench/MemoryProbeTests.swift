@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 @Suite struct MemoryProbeTests {
     /// A generator that repeats a short pattern: the cycle must not depend on good randomness.

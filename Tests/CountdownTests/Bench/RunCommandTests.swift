@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import Countdown
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 #if canImport(FoundationXML)
 import FoundationXML
@@ -75,7 +75,7 @@ import FoundationXML
 
     // A watchdog, not a bound: 24 s alone, 108 s and once past 120 s beside the whole suite
     // in parallel on two cores.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.runsAlone, .timeLimit(.minutes(5)))
     func aSmallRunWritesEveryFileAndRecordsEveryCountdown() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

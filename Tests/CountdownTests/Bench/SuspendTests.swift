@@ -3,7 +3,7 @@ import CountdownSupport
 import Foundation
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 /// The suspension experiment for real: each built-in backend in a `countdown-bench worker`
 /// child process (the debug build beside this test binary), frozen with SIGSTOP and continued.
@@ -25,7 +25,7 @@ struct SuspendTests {
         ).run(executable: Self.executable)
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
+    @Test(.runsAlone, .timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
     func aFrozenProcessDoesWhatTheBackendDeclares(_ name: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no \(Self.executable.path)")
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
@@ -59,7 +59,7 @@ struct SuspendTests {
         #expect(earliestNotified >= 0 && earliestNotified < 350, "\(name) notified still lost the freeze: \(notified.finishErrorsMs)")
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
+    @Test(.runsAlone, .timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
     func killedMidWriteAndRelaunchedEveryCountdownComesBackOnce(_ name: String) throws {
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let result = try experiment(backend, SuspendCommand.killScenarios[1])
@@ -70,7 +70,7 @@ struct SuspendTests {
         #expect(result.asDeclared, "\(name): \(result.verdict)")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "dispatch-source"])
+    @Test(.runsAlone, .timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "dispatch-source"])
     func killedTwiceAtRandomAndRelaunched(_ name: String) throws {
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let result = try experiment(backend, SuspendCommand.killScenarios[0])
@@ -82,7 +82,7 @@ struct SuspendTests {
 
     /// The app opened again after the code could be asked for again: every countdown is
     /// reported expired at the restore, once, and judged from the restore, not the deadline.
-    @Test(.timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "run-loop"])
+    @Test(.runsAlone, .timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "run-loop"])
     func relaunchedAfterTheDeadline(_ name: String) throws {
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let result = try experiment(backend, SuspendCommand.killScenarios[2])
@@ -93,7 +93,7 @@ struct SuspendTests {
         #expect(result.asDeclared, "\(name): \(result.verdict)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.runsAlone, .timeLimit(.minutes(1)))
     func aDeadlinePassedInTheFreezeFinishesOnContinue() throws {
         let result = try experiment(.timestamp(.continuous), SuspendCommand.defaultScenarios[2])
         #expect(result.asDeclared, "\(result.verdict)")
@@ -183,7 +183,7 @@ struct SuspendTests {
        .enabled(if: SuspendCommand.clockScenariosMissing == nil, "\(SuspendCommand.clockScenariosMissing ?? "")"),
        .enabled(if: ThreadSanitizer.acquire == nil, "libfaketime cannot start inside a ThreadSanitizer build"))
 struct WallClockJumpTests {
-    @Test(.timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
+    @Test(.runsAlone, .timeLimit(.minutes(2)), arguments: CountdownBackend.allWithVariants.map(\.description))
     func theWallClockSetForwardMovesOnlyWhatFollowsIt(_ name: String) throws {
         let backend = try #require(CountdownBackend.allWithVariants.first { $0.description == name })
         let declared = try backend.makeScheduler().profile.wallClockJump

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CountdownBench
+@testable import CountdownBenchKit
 
 @Suite struct WorkerMessageTests {
     @Test(arguments: [

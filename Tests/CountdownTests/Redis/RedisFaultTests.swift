@@ -1,7 +1,7 @@
 #if Redis
 import Countdown
 import CountdownRedis
-@testable import CountdownBench
+@testable import CountdownBenchKit
 @testable import CountdownConformance
 import Dispatch
 import Foundation

@@ -2,7 +2,16 @@ import Foundation
 
 /// The `countdown-bench` command line: parses the subcommand and hands over to it.
 /// Exit status: 0 success, 1 a failure the command reports, 2 bad arguments.
-enum BenchCommand {
+///
+/// A package with backends of its own runs the same benchmark and conformance suite on them
+/// from an executable of its own:
+///
+/// ```swift
+/// import CountdownBenchKit
+/// let mine = CountdownBackend(name: "my-backend") { options in try MyScheduler(tick: options.tickInterval) }
+/// exit(BenchCommand.run(arguments: BenchCommand.processArguments(), adding: [mine]))
+/// ```
+public enum BenchCommand {
     static let usage = """
         countdown-bench — what each keyed-countdown strategy costs and gets wrong, measured.
 
@@ -28,7 +37,7 @@ enum BenchCommand {
     /// This process's arguments, without the program. Read from /proc/self/cmdline when Swift
     /// saw none: with libfaketime preloaded (the worker of a wall-clock experiment), Swift's
     /// `CommandLine.arguments` comes back empty on Linux.
-    static func processArguments() -> [String] {
+    public static func processArguments() -> [String] {
         if CommandLine.arguments.count <= 1,
            let data = FileManager.default.contents(atPath: "/proc/self/cmdline"), !data.isEmpty {
             // NUL-terminated words: the last split is the empty rest after the final NUL.
@@ -39,7 +48,10 @@ enum BenchCommand {
         return Array(CommandLine.arguments.dropFirst())
     }
 
-    static func run(arguments: [String]) -> Int32 {
+    /// Runs the subcommand `arguments` name; `adding`: backends chosen by name beside the
+    /// built-in ones (`--backend my-backend`), never by `all`. Returns the exit status.
+    public static func run(arguments: [String], adding backends: [CountdownBackend] = []) -> Int32 {
+        CountdownBackend.add(backends)
         var output = StandardStreams()
         return run(arguments: arguments, output: &output)
     }

@@ -1,35 +1,48 @@
 import Countdown
+import CountdownSupport
 import Dispatch
 
 /// The benchmark's catalogue: every built-in backend by its command-line name, its declared
 /// profile (read without making a scheduler), and how to make one. The benchmark, its
 /// conformance command and the tests run "every backend" from it without listing types.
-struct CountdownBackend: Sendable, CustomStringConvertible {
+public struct CountdownBackend: Sendable, CustomStringConvertible {
     /// What the benchmark makes a scheduler with. A backend takes what it has a use for (the
     /// capacity only where it declares one, the wall clock only where it reads it).
-    struct Options: Sendable {
-        var tickInterval: Duration = .seconds(1)
-        var deliveryQueue: DispatchQueue?
+    public struct Options: Sendable {
+        public var tickInterval: Duration = .seconds(1)
+        public var deliveryQueue: DispatchQueue?
         /// Nil keeps the backend's default.
-        var capacity: Int?
+        public var capacity: Int?
         /// Nil keeps the backend's default.
-        var maximumDuration: Duration?
+        public var maximumDuration: Duration?
         /// The wall clock, for backends that read it (a clock that jumps, in tests); nil: `Date`.
-        var wallClock: CountdownClock?
+        public var wallClock: CountdownClock?
         /// Where a fleet backend keeps its countdowns; nil: a namespace of its own.
-        var namespace: String?
+        public var namespace: String?
+
+        public init(
+            tickInterval: Duration = .seconds(1), deliveryQueue: DispatchQueue? = nil, capacity: Int? = nil,
+            maximumDuration: Duration? = nil, wallClock: CountdownClock? = nil, namespace: String? = nil
+        ) {
+            self.tickInterval = tickInterval
+            self.deliveryQueue = deliveryQueue
+            self.capacity = capacity
+            self.maximumDuration = maximumDuration
+            self.wallClock = wallClock
+            self.namespace = namespace
+        }
     }
 
     /// `dispatch-source`, `operation-queue`, `run-loop`, `timestamp`, `task`.
-    let name: String
+    public let name: String
     /// `compensated`, `wall`, `continuous`, `continuous~10ms`; nil when there is one kind.
-    let variant: String?
+    public let variant: String?
     private let declared: (@Sendable (Options) -> CountdownProfile)?
     private let factory: @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
 
     /// A backend of your own, made by `makeScheduler`, to sit beside the built-in ones; without
     /// `profile`, its profile is read from a scheduler made for the purpose.
-    init(
+    public init(
         name: String, variant: String? = nil, profile: (@Sendable (Options) -> CountdownProfile)? = nil,
         makeScheduler: @escaping @Sendable (Options) throws(CountdownError) -> any CountdownScheduler
     ) {
@@ -40,7 +53,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     }
 
     /// `name`, or `name(variant)`.
-    var description: String { variant.map { "\(name)(\($0))" } ?? name }
+    public var description: String { variant.map { "\(name)(\($0))" } ?? name }
 
     func makeScheduler(_ options: Options = Options()) throws(CountdownError) -> any CountdownScheduler {
         try factory(options)
@@ -199,7 +212,7 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// `redis` in a build with the Redis trait.
     static var names: [String] {
         var seen: [String] = []
-        for backend in allWithVariants + [virtual] + fleet where !seen.contains(backend.name) { seen.append(backend.name) }
+        for backend in allWithVariants + [virtual] + fleet + added where !seen.contains(backend.name) { seen.append(backend.name) }
         return seen
     }
 
@@ -207,8 +220,17 @@ struct CountdownBackend: Sendable, CustomStringConvertible {
     /// `dispatch-source` both variants, `redis` both Redis strategies. The Redis ones are chosen
     /// by name only, never by `all`: they need a server.
     static func named(_ name: String) -> [CountdownBackend] {
-        (allWithVariants + [virtual] + fleet).filter { $0.name == name || $0.description == name }
+        (allWithVariants + [virtual] + fleet + added).filter { $0.name == name || $0.description == name }
             + (companies + storedOnes).filter { $0.description == name }
+    }
+
+    /// Backends a package of its own added (``BenchCommand/run(arguments:adding:)``): chosen by
+    /// name, as the Redis ones are, never by `all`.
+    private static let addedBackends = Locked<[CountdownBackend]>([])
+    static var added: [CountdownBackend] { addedBackends.withLock { $0 } }
+    static func add(_ backends: [CountdownBackend]) {
+        guard !backends.isEmpty else { return }
+        addedBackends.withLock { $0.append(contentsOf: backends) }
     }
 
     /// A comma list of names, or `all`: every strategy and variant, and with `includingTests`
