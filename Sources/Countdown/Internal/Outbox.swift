@@ -19,7 +19,7 @@ struct Outbox: ~Copyable {
     }
 
     /// A first fire to file, for a mechanism that files its arms on the delivery queue (see
-    /// ``CountdownMechanism/filesArmsOnDeliveryQueue``).
+    /// ``ArmingStyle/sharedDueQueue``).
     struct Arm: Sendable {
         let id: CountdownID
         let firstFire: MonotonicInstant

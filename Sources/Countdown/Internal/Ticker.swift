@@ -97,7 +97,7 @@ final class Ticker: Sendable {
     }
 
     /// Files due items, the earliest deciding whether the thread wakes sooner: called by the
-    /// driver once the table's lock is released, or by a drain with the arms it took. Takes
+    /// engine once the table's lock is released, or by a drain with the arms it took. Takes
     /// only the ticker's own lock, once however many items.
     func schedule(_ items: some Sequence<DueItem>) {
         let earlier = state.withLock { state in

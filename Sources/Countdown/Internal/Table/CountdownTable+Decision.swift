@@ -1,6 +1,6 @@
-/// What the table hands its driver: decisions, their actions and effects, and the places it keeps.
+/// What the table hands its engine (``CountdownEngine``): decisions, their actions and effects, and the places it keeps.
 extension CountdownTable {
-    /// What the driver does, in order, after releasing the lock.
+    /// What the engine does, in order, after releasing the lock.
     enum Effect {
         case arm(CountdownID, key: String, firstFire: MonotonicInstant)
         case disarm(Handle)
@@ -33,8 +33,8 @@ extension CountdownTable {
         var retired: ObserverSlot? { actions.retired?.takeUnretainedValue() }
     }
 
-    /// What an operation left the driver to do. Not generic over the answer, so that the
-    /// driver carries it out in one specialized function.
+    /// What an operation left the engine to do. Not generic over the answer, so that the
+    /// engine carries it out in one specialized function.
     struct Actions {
         var effects = SmallList<Effect>()
         /// The events decided, in order, for the outbox.
@@ -48,7 +48,7 @@ extension CountdownTable {
         /// miss at a million countdowns), and a drain already queued drops it, so that the
         /// caller does not release it either (another); with none queued, the caller does. The
         /// table's reference, held unmanaged: a decision may be copied on its way, and a copy
-        /// of a managed one retains it. The driver takes it over.
+        /// of a managed one retains it. The engine takes it over.
         var retired: Unmanaged<ObserverSlot>?
         /// First fires for the drain to file, for a shared due-queue (``ArmingStyle/sharedDueQueue``).
         var arms = SmallList<Outbox.Arm>()

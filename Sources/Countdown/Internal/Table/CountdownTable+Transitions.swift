@@ -133,7 +133,7 @@ extension CountdownTable {
             if let handle = places[index].timer.handle { actions.effects.append(.wake(handle)) }
             return
         }
-        // A pending arm is now stale: its handle is disarmed when the driver hands it back.
+        // A pending arm is now stale: its handle is disarmed when the engine hands it back.
         if let handle = places[index].timer.release() { actions.effects.append(.disarm(handle)) }
     }
 

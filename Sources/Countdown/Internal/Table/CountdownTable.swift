@@ -2,7 +2,7 @@
 /// transition of the contract, the app's lifecycle and the store's change count.
 ///
 /// Every operation takes the instant it happens at and returns a ``Decision``: its answer, and
-/// the ``Actions`` the driver carries out once it has let go of the table's lock (hand events to
+/// the ``Actions`` the engine carries out once it has let go of the table's lock (hand events to
 /// the outbox, arm or disarm a timer, revoke an observer, end a stream, ask for a store
 /// write). Nothing here locks, reads a clock, touches a timer or calls an observer, so the
 /// contract's transitions are tested with made-up instants, and a mechanism's hooks, run by
@@ -15,7 +15,7 @@
 /// recognised as stale.
 ///
 /// The events a decision holds carry a ticket, numbered in the order the decisions were made
-/// under the lock; the driver hands them to the ``Outbox`` after releasing it, and the outbox
+/// under the lock; the engine hands them to the ``Outbox`` after releasing it, and the outbox
 /// takes them in ticket order. So the order of the decisions, whichever thread made them, is
 /// the order observers hear them in (remaining never goes up, nothing follows a finish).
 struct CountdownTable<Progress: CountdownProgress, Handle> {
@@ -24,7 +24,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let tick: Duration
         let maximumDuration: Duration
         let capacity: Int?
-        /// What the mechanism is: whether the driver hands back what an arm made
+        /// What the mechanism is: whether the engine hands back what an arm made
         /// (``CountdownTable/keep(_:for:)``), whether a handle stays across pauses (a worker),
         /// whether arms go to the outbox with the events (``Actions/arms``, a shared due-queue).
         var arming: ArmingStyle = .timerPerCountdown(shutdown: .disarmEach)
@@ -87,7 +87,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         return decision
     }
 
-    /// The same, deciding into the caller's `actions` (empty): the driver's start, the call
+    /// The same, deciding into the caller's `actions` (empty): the engine's start, the call
     /// made a million times in a row. A decision returned through the lock's closure was copied
     /// twice on its way (two `memcpy`s a start in callgrind's profile).
     mutating func start(
