@@ -458,8 +458,9 @@ struct TimestampEngineTests {
             readAt.withLock { $0 = SystemClocks.monotonic() }
             return .seconds(5)
         }
+        let runtime = EngineRuntime.system(deliveryQueue: DispatchQueue(label: "test.order"))
         let mechanism = TimestampMechanism(
-            tick: .seconds(1), clock: clock, ticker: Ticker(tolerance: .zero, queue: DispatchQueue(label: "test.order")))
+            tick: .seconds(1), clock: clock, ticker: Ticker(tolerance: .zero, runtime: runtime), runtime: runtime)
         let moment = mechanism.now()
         #expect(moment.clock == 5_000_000_000)
         #expect(moment.monotonic.nanoseconds >= readAt.withLock { $0 }, "the countdown clock was read first")

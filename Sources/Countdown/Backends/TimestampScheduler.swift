@@ -39,11 +39,12 @@ public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Se
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: nil,
             deliveryQueue: deliveryQueue, label: "countdown.timestamp")
         try settings.validate(tolerance: tolerance)
+        let runtime = EngineRuntime.system(deliveryQueue: settings.deliveryQueue)
         engine = CountdownEngine(
             settings: settings,
             mechanism: TimestampMechanism(
-                tick: tickInterval, clock: clock,
-                ticker: Ticker(tolerance: tolerance, queue: settings.deliveryQueue)))
+                tick: tickInterval, clock: clock, ticker: Ticker(tolerance: tolerance, runtime: runtime), runtime: runtime),
+            runtime: runtime)
         profile = Self.profile(clock: clock, tolerance: tolerance, maximumDuration: maximumDuration)
     }
 
@@ -80,6 +81,8 @@ struct TimestampMechanism: CountdownMechanism {
     let tick: Duration
     let clock: CountdownClock
     let ticker: Ticker
+    /// The monotonic clock the ticker's instants are on: the system's, or a virtual world's.
+    let runtime: EngineRuntime
 
     /// Reads `clock`, then the monotonic clock: two readings a few tens of nanoseconds apart,
     /// each about 30 ns here, on every start, pause, resume and batch of fires.
@@ -92,7 +95,7 @@ struct TimestampMechanism: CountdownMechanism {
     /// unbroken pair is the same at the start and at every fire, so it cancels out.
     func now() -> Moment {
         let clockReading = clock.nanosecondsNow()
-        return Moment(monotonic: MonotonicInstant.now, clock: clockReading)
+        return Moment(monotonic: runtime.monotonicInstant(), clock: clockReading)
     }
 
     typealias Progress = DeadlineTrack

@@ -12,9 +12,8 @@ import Synchronization
 /// try scheduler.advance(by: .seconds(59))   // every tick on the way has been delivered
 /// ```
 ///
-/// It keeps the whole contract of ``CountdownScheduler`` on the same keyed table as every
-/// built-in backend, with the timestamp strategy's notion of time (remaining = deadline − now)
-/// read from a virtual clock. ``advance(by:)`` runs every tick and finish due in the interval,
+/// It is the timestamp strategy (``TimestampScheduler``: remaining = deadline − now, one
+/// ticker for every countdown) on a virtual clock, the same engine and ticker code. ``advance(by:)`` runs every tick and finish due in the interval,
 /// in deadline order, and returns after their observers have run on the delivery queue (at once,
 /// when it is called on that queue: from the main actor, with the main queue as delivery queue).
 /// Events decided outside `advance` (a start's first tick, an attach's) wait for the next one;
@@ -22,15 +21,16 @@ import Synchronization
 /// sleeps; countdowns due at one instant fire in an order fixed by the calls that armed them.
 ///
 /// It runs the engine every built-in backend runs, the same code, with the world replaced
-/// (``VirtualWorld``): deliveries, store writes and the room made ahead are jobs that `advance`
-/// runs, on the virtual clock, before it returns.
+/// (``VirtualWorld``): the ticker's wake-ups, deliveries, store writes and the room made ahead
+/// are jobs that `advance` runs, on the virtual clock, before it returns.
 ///
 /// Not a strategy, and never measured: `countdown-bench` lists it as `virtual` and refuses to
 /// run or suspend it.
 public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, VirtualTimeScheduling, Sendable {
     public let profile: CountdownProfile
-    let engine: CountdownEngine<VirtualMechanism>
-    private let timeline: VirtualTimeline
+    let engine: CountdownEngine<TimestampMechanism>
+    /// The timestamp strategy's one ticker: no thread here; `advance` runs its wake-ups.
+    private let ticker: Ticker
     /// The world the engine runs in: its clock, and the jobs `advance` runs. A test of the
     /// engine runs them one list at a time.
     package let world: VirtualWorld
@@ -56,11 +56,15 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration, capacity: capacity,
             deliveryQueue: deliveryQueue, label: "countdown.virtual")
-        world = VirtualWorld(origin: now)
-        timeline = VirtualTimeline(world: world)
+        let world = VirtualWorld(origin: now)
+        let runtime = EngineRuntime.virtual(world, deliveryQueue: settings.deliveryQueue)
+        let clock = CountdownClock(name: "virtual", followsWallClock: false) { .nanoseconds(world.nanoseconds) }
+        ticker = Ticker(tolerance: .zero, runtime: runtime)
         engine = CountdownEngine(
-            settings: settings, mechanism: VirtualMechanism(timeline: timeline),
-            runtime: .virtual(world, deliveryQueue: settings.deliveryQueue))
+            settings: settings,
+            mechanism: TimestampMechanism(tick: tickInterval, clock: clock, ticker: ticker, runtime: runtime),
+            runtime: runtime)
+        self.world = world
         onQueue.mark(settings.deliveryQueue)
         profile = Self.profile(capacity: capacity, maximumDuration: maximumDuration)
     }
@@ -109,17 +113,15 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
         settle()
     }
 
-    /// Fires the countdowns due at the earliest instant, if it is at or before `limit` (the
-    /// clock moved to it), and delivers what they decided at once, on the delivery queue, as
-    /// the timestamp strategy's ticker does; the jobs that queues wait for ``settle()``. False
-    /// when nothing is due by `limit`. For tests of the engine, which look between the steps.
+    /// Runs the ticker's next wake-up, if it is due at or before `limit`: moves the clock to
+    /// it, and runs it on the delivery queue, as the ticker's thread does (what it decided is
+    /// delivered at once; the jobs it queues wait for ``settle()``). False when nothing is due
+    /// by `limit`. For tests of the engine, which look between the steps.
     @discardableResult
     package func fireEarliest(through limit: Int64) -> Bool {
-        var batch: [DueItem] = []
-        guard timeline.popEarliest(through: limit, into: &batch) != nil else { return false }
-        let owed = engine.fire(&batch)
-        timeline.schedule(batch)
-        if owed { onDeliveryQueue { engine.deliverDecided() } }
+        guard let due = ticker.armedFor, Int64(due.nanoseconds) <= limit else { return false }
+        world.move(to: Int64(due.nanoseconds))
+        onDeliveryQueue { ticker.fireDue() }
         return true
     }
 

@@ -44,13 +44,20 @@ final class Ticker: Sendable {
     /// In nanoseconds, converted once: a `Duration` is converted by an `Int128` division, and
     /// every start arms.
     private let tolerance: Int64
+    /// Where its clock comes from, and who runs its wake-ups: its own thread in the system's
+    /// world; in virtual time, ``VirtualScheduler/advance(by:)``, which moves the clock to
+    /// ``armedFor`` and runs ``fireDue()`` as the thread would.
+    private let runtime: EngineRuntime
     private let state = Locked(State())
     /// Wakes the thread before its time: a decision for an earlier instant, or the stop.
     private let wakeUp = DispatchSemaphore(value: 0)
 
-    /// - Parameter queue: the delivery queue, where wake-ups run.
-    init(tolerance: Duration, queue: DispatchQueue) {
+    /// - Parameter runtime: its world; its delivery queue is where wake-ups run.
+    init(tolerance: Duration, runtime: EngineRuntime) {
         self.tolerance = tolerance.nanoseconds
+        self.runtime = runtime
+        guard case .system = runtime.world else { return }
+        let queue = runtime.deliveryQueue
         let ticker = WeakBox<Ticker>()
         ticker.set(self)
         // The thread holds the ticker weakly, and strongly only while it decides or fires: a
@@ -87,7 +94,7 @@ final class Ticker: Sendable {
         state.withLock { state in
             guard !state.isStopped else { return .end }
             guard let armed = state.arming.armedFor else { return .sleep(until: nil) }
-            return MonotonicInstant.now < armed ? .sleep(until: armed) : .fire
+            return runtime.monotonicInstant() < armed ? .sleep(until: armed) : .fire
         }
     }
 
@@ -124,13 +131,19 @@ final class Ticker: Sendable {
         return state.arming.arm(ifEarlier: state.pacing.earliest(due.adding(nanoseconds: tolerance)))
     }
 
-    /// One wake-up, on the delivery queue.
-    private func fireDue() {
+    /// The instant the thread sleeps until: nil when nothing is due, or once stopped.
+    var armedFor: MonotonicInstant? {
+        state.withLock { $0.isStopped ? nil : $0.arming.armedFor }
+    }
+
+    /// One wake-up, on the delivery queue: run by the thread, or by virtual time's `advance`
+    /// once it moved the clock to ``armedFor``.
+    func fireDue() {
         let (batch, table) = state.withLock { state in
             state.arming.fired()
             var batch = state.batch
             state.batch = []
-            let now = MonotonicInstant.now
+            let now = runtime.monotonicInstant()
             state.pacing.wokeUp(at: now)
             state.queue.popDue(at: now, into: &batch)
             return (batch, state.table)

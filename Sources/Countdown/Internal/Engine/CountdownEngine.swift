@@ -148,7 +148,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func enteredBackground() {
         defer { waitUntilStored() }
         guard Mechanism.Progress.countsTicks else { return }
-        var decision = table.withLock { $0.enteredBackground(now: mechanism.now(), boot: SystemClocks.continuous()) }
+        var decision = table.withLock { $0.enteredBackground(now: mechanism.now(), boot: runtime.bootClock()) }
         carryOut(&decision.actions)
     }
 
@@ -157,7 +157,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// timer onto the corrected grid.
     func enteredForeground() {
         guard Mechanism.Progress.countsTicks else { return }
-        var decision = table.withLock { $0.enteredForeground(now: mechanism.now(), boot: SystemClocks.continuous()) }
+        var decision = table.withLock { $0.enteredForeground(now: mechanism.now(), boot: runtime.bootClock()) }
         carryOut(&decision.actions)
     }
 

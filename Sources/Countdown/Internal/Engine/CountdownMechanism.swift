@@ -35,7 +35,7 @@ enum ArmingStyle: Equatable, Sendable {
     /// the engine what to do (``CountdownEngine/workerStep(_:)``).
     case worker
     /// One queue of due instants for every countdown, whose wake-ups run on the delivery queue
-    /// (the timestamp ticker; virtual time's timeline). No handle is kept: a fire finds its
+    /// (the timestamp ticker, in real or virtual time). No handle is kept: a fire finds its
     /// countdown by place and arm. A countdown's first fire rides the outbox beside its first
     /// tick and is filed by the drain (``CountdownMechanism/file(_:)``) before anything is
     /// delivered, so a start takes no timer lock and a burst of starts files a batch at a time;

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 /// Everything the engine takes from the world, through one door: the monotonic clock its
-/// delivery side paces itself by, the sleep of a drain that lets events gather, the executor
+/// delivery side paces itself by, the boot clock the lifecycle reads, the sleep of a drain that lets events gather, the executor
 /// that runs deliveries (the delivery queue), the writer's executor, and the thread that makes
 /// room ahead. The engine is made with one, as a SwiftNIO channel is with its event loop.
 ///
@@ -39,6 +39,21 @@ struct EngineRuntime: Sendable {
         switch world {
         case .system: SystemClocks.monotonic()
         case .virtual(let world): world.monotonic
+        }
+    }
+
+    /// The same, as an instant timers are scheduled at.
+    @inline(__always)
+    func monotonicInstant() -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: monotonic())
+    }
+
+    /// Nanoseconds on the boot clock, which counts through a freeze: how long the app was in the
+    /// background, for a progress that counts ticks. In virtual time, the virtual clock.
+    func bootClock() -> Int64 {
+        switch world {
+        case .system: SystemClocks.continuous()
+        case .virtual(let world): world.nanoseconds
         }
     }
 

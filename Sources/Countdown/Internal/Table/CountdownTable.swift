@@ -6,7 +6,7 @@
 /// the outbox, arm or disarm a timer, revoke an observer, end a stream, ask for a store
 /// write). Nothing here locks, reads a clock, touches a timer or calls an observer, so the
 /// contract's transitions are tested with made-up instants, and a mechanism's hooks, run by
-/// the driver, may call back into the scheduler.
+/// the engine, may call back into the scheduler.
 ///
 /// Countdowns live in a slab: a countdown is a place (an integer) in a chunked array, found
 /// from its key through a sharded ``KeyIndex``, and timers name it by place, never by key, so a
@@ -147,7 +147,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         return decision
     }
 
-    /// The same, deciding into the caller's `actions` (empty), as a start does: the driver's
+    /// The same, deciding into the caller's `actions` (empty), as a start does: the engine's
     /// calls made at a million keys in a row.
     mutating func cancel(key: String, hash: KeyIndex.Hash, deliveredBelow: UInt64, _ actions: inout Actions) -> Bool {
         let probe = probe(key, hash)
