@@ -68,46 +68,39 @@ struct CountdownEngineTests {
 
     // MARK: - The turn
 
-    @Test("a drain that held the queue for a turn hands it back: a job queued meanwhile runs before what is decided after")
-    func drainHandsTheQueueBackAfterATurn() throws {
+    /// `a`'s observer is slow (`slow` passes), starts `b`, and something else is queued on the
+    /// delivery queue meanwhile (an app's own work); `b`'s observer starts `c`, decided after a
+    /// drain that handed the queue back would have ended. What was heard, in order, and how
+    /// many jobs of the delivery queue ran.
+    func turnScenario(slow: Duration) throws -> (heard: [String], drains: Int) {
         let s = try VirtualScheduler(now: Self.origin)
         let heard = Heard()
         let world = s.world
-        // `b`'s observer starts `c`: decided after the drain handed the queue back.
         let b: CountdownObserver = heard.observer { [weak s] event in
             guard event.kind == .tick, event.remaining == .seconds(10) else { return }
             _ = try? s?.start(key: "c", duration: .seconds(10), observer: heard.observer())
         }
-        // `a`'s observer is slow (600 µs pass), starts `b`, and something else is queued on the
-        // delivery queue meanwhile (an app's own work).
         try s.start(key: "a", duration: .seconds(10), observer: heard.observer { [weak s] event in
             guard event.kind == .tick, event.remaining == .seconds(10) else { return }
-            world.elapse(.microseconds(600))
+            world.elapse(slow)
             _ = try? s?.start(key: "b", duration: .seconds(10), observer: b)
             world.enqueue(.delivery) { heard.append("queued work") }
         })
         s.settle()
-        #expect(heard.all == ["a tick", "b tick", "queued work", "c tick"])
-        #expect(s.world.ran(.delivery) == 3, "the first drain, the queued work, the drain queued at the turn")
+        return (heard.all, s.world.ran(.delivery))
+    }
+
+    @Test("a drain that held the queue for a turn hands it back: a job queued meanwhile runs before what is decided after")
+    func drainHandsTheQueueBackAfterATurn() throws {
+        let (heard, drains) = try turnScenario(slow: .microseconds(600))
+        #expect(heard == ["a tick", "b tick", "queued work", "c tick"])
+        #expect(drains == 3, "the first drain, the queued work, the drain queued at the turn")
     }
 
     @Test("a drain within its turn keeps the queue: what is decided while it runs is delivered before a job queued meanwhile")
     func drainKeepsTheQueueWithinATurn() throws {
-        let s = try VirtualScheduler(now: Self.origin)
-        let heard = Heard()
-        let world = s.world
-        let b: CountdownObserver = heard.observer { [weak s] event in
-            guard event.kind == .tick, event.remaining == .seconds(10) else { return }
-            _ = try? s?.start(key: "c", duration: .seconds(10), observer: heard.observer())
-        }
-        try s.start(key: "a", duration: .seconds(10), observer: heard.observer { [weak s] event in
-            guard event.kind == .tick, event.remaining == .seconds(10) else { return }
-            world.elapse(.microseconds(100))
-            _ = try? s?.start(key: "b", duration: .seconds(10), observer: b)
-            world.enqueue(.delivery) { heard.append("queued work") }
-        })
-        s.settle()
-        #expect(heard.all == ["a tick", "b tick", "c tick", "queued work"])
+        let (heard, _) = try turnScenario(slow: .microseconds(100))
+        #expect(heard == ["a tick", "b tick", "c tick", "queued work"])
     }
 
     // MARK: - The store gate
