@@ -48,8 +48,6 @@ enum ArmingStyle: Equatable, Sendable {
         case allAtOnce
     }
 
-    /// Whether the table keeps what an arm returns.
-    var keepsHandles: Bool { self != .sharedDueQueue }
     /// Whether a shutdown disarms each countdown's timer before the mechanism's own shutdown.
     var disarmsEachOnShutdown: Bool { self != .timerPerCountdown(shutdown: .allAtOnce) && self != .sharedDueQueue }
     /// Whether a drain of the delivery queue may linger, asleep, for tens of microseconds in a

@@ -16,9 +16,7 @@ package final class VirtualWorld: Sendable {
     }
 
     private struct Lists {
-        var delivery: [@Sendable () -> Void] = []
-        var write: [@Sendable () -> Void] = []
-        var background: [@Sendable () -> Void] = []
+        var waiting: [Jobs: [@Sendable () -> Void]] = [:]
         var runs: [Jobs: Int] = [:]
     }
 
@@ -65,24 +63,12 @@ package final class VirtualWorld: Sendable {
     }
 
     func enqueue(_ jobs: Jobs, _ job: @escaping @Sendable () -> Void) {
-        lists.withLock { lists in
-            switch jobs {
-            case .delivery: lists.delivery.append(job)
-            case .write: lists.write.append(job)
-            case .background: lists.background.append(job)
-            }
-        }
+        lists.withLock { $0.waiting[jobs, default: []].append(job) }
     }
 
     /// How many jobs of `jobs` wait.
     package func waiting(_ jobs: Jobs) -> Int {
-        lists.withLock { lists in
-            switch jobs {
-            case .delivery: lists.delivery.count
-            case .write: lists.write.count
-            case .background: lists.background.count
-            }
-        }
+        lists.withLock { $0.waiting[jobs]?.count ?? 0 }
     }
 
     /// How many jobs of `jobs` have run since the world was made.
@@ -109,13 +95,9 @@ package final class VirtualWorld: Sendable {
 
     private func next(_ jobs: Jobs) -> (@Sendable () -> Void)? {
         lists.withLock { lists -> (@Sendable () -> Void)? in
-            let job: (@Sendable () -> Void)?
-            switch jobs {
-            case .delivery: job = lists.delivery.isEmpty ? nil : lists.delivery.removeFirst()
-            case .write: job = lists.write.isEmpty ? nil : lists.write.removeFirst()
-            case .background: job = lists.background.isEmpty ? nil : lists.background.removeFirst()
-            }
-            if job != nil { lists.runs[jobs, default: 0] += 1 }
+            guard let job = lists.waiting[jobs]?.first else { return nil }
+            lists.waiting[jobs]!.removeFirst()
+            lists.runs[jobs, default: 0] += 1
             return job
         }
     }
