@@ -25,7 +25,8 @@ struct RunCommand {
         OPTIONS:
           --quick               A smoke run for CI (N = 10 and 1 000, one repeat; ~30 s).
           --backend NAMES       Comma list of \(CountdownBackend.names.joined(separator: ", ")), or all (default).
-          --counts N,N,…        Concurrent countdowns (default 1,10,100,1000,10000; 10k = 10000).
+          --counts N,N,…        Concurrent countdowns (default 1,10,100,1000,10000; 10k = 10000,
+                                1m = 1000000; at most 10m).
           --tick DURATION       The tick interval T (default 10ms; e.g. 1s, 200ms).
           --duration DURATION   Each countdown's length D (default 1s).
           --repeat N            Repeats of the whole sweep (default 3).
@@ -126,18 +127,22 @@ struct RunCommand {
         }
     }
 
-    /// `1,10,100`, with `k` for thousands: `1k,10k`.
+    /// The most countdowns one configuration may run: ten million, the largest run committed
+    /// (about 1.5 GB with the benchmark's own keys and records on this machine).
+    static var maximumCount: Int { 10_000_000 }
+
+    /// `1,10,100`, with `k` for thousands and `m` for millions: `1k,10k,1m`.
     static func counts(_ list: String) throws(UsageError) -> [Int] {
         var counts: [Int] = []
         for item in list.split(separator: ",", omittingEmptySubsequences: false) {
             var text = item.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
             var scale = 1
-            if text.lowercased().hasSuffix("k") {
-                scale = 1000
+            if let suffix = text.lowercased().last, let factor = ["k": 1000, "m": 1_000_000][suffix] {
+                scale = factor
                 text.removeLast()
             }
-            guard let value = Int(text), value > 0, value <= 1_000_000 / scale else {
-                throw UsageError("--counts takes whole numbers from 1 to 1000000 separated by commas, not '\(item)'")
+            guard let value = Int(text), value > 0, value <= maximumCount / scale else {
+                throw UsageError("--counts takes whole numbers from 1 to \(maximumCount) separated by commas, not '\(item)'")
             }
             counts.append(value * scale)
         }

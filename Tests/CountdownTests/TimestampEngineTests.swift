@@ -35,6 +35,29 @@ struct TimestampEngineTests {
         #expect(Set(popped.map(\.index)).count == expected.count)
     }
 
+    @Test("the due queue keeps filing order across its run's chunks: a front taken while the back fills, none lost or doubled")
+    func dueQueueAcrossChunks() {
+        var queue = DueQueue()
+        let total = 3 * 65_536 + 123
+        var filed = 0, popped: [DueItem] = []
+        // Files in order, taking the front every so often, so that chunks are used up at the
+        // front while others fill at the back, and the queue empties and fills again.
+        while filed < total {
+            let step = min(40_000, total - filed)
+            for index in filed..<(filed + step) {
+                queue.insert(DueItem(due: MonotonicInstant(nanoseconds: UInt64(index)), index: UInt32(index), arm: 1))
+            }
+            filed += step
+            queue.popDue(at: MonotonicInstant(nanoseconds: UInt64(filed - step / 2)), into: &popped)
+            #expect(queue.count == filed - popped.count)
+            if filed % 3 == 0 { queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped) }
+        }
+        queue.popDue(at: MonotonicInstant(nanoseconds: .max), into: &popped)
+        #expect(queue.count == 0 && queue.earliest == nil)
+        #expect(queue.heapCount == 0, "items filed in order all join the run")
+        #expect(popped.map(\.index) == (0..<UInt32(total)).map { $0 })
+    }
+
     @Test("the due queue pops in due order while a ticker files items again at due + tick, with first fires between")
     func dueQueuePopsInOrderAsATickerRefiles() {
         var generator = SplitMix(seed: 7)

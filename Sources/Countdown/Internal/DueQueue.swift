@@ -100,33 +100,45 @@ struct DueQueue {
     }
 }
 
-/// A ring of due items in filing order: appended at the back, taken from the front, grown by
-/// doubling (the only copy an item ever sees).
+/// Due items in filing order: appended at the back, taken from the front, in chunks of
+/// ``chunkSize`` that are never copied. A ring grown by doubling copied every item under the
+/// ticker's lock, and allocated and touched twice the memory at once: at ten million
+/// countdowns, going from 8 to 16 million items held every wake-up for about 200 ms (the
+/// run's p99.9 lateness). A chunk emptied at the front is kept for the next one needed at the
+/// back, so the steady state allocates nothing.
 private struct DueRun {
-    private var slots: [DueItem] = []
+    /// 65 536 items, 1 MiB.
+    static var chunkSize: Int { 1 << 16 }
+
+    /// The chunks in order; the first `chunks[0]` items from `head` on are the front.
+    private var chunks: [ContiguousArray<DueItem>] = []
+    /// Where the front item is in the first chunk.
     private var head = 0
+    private var spare: ContiguousArray<DueItem>?
     private(set) var count = 0
 
-    var first: DueItem? { count == 0 ? nil : slots[head] }
-    var last: DueItem? { count == 0 ? nil : slots[(head + count - 1) & (slots.count - 1)] }
+    var first: DueItem? { count == 0 ? nil : chunks[0][head] }
+    var last: DueItem? { count == 0 ? nil : chunks[chunks.count - 1].last }
 
     mutating func append(_ item: DueItem) {
-        if count == slots.count { grow() }
-        slots[(head + count) & (slots.count - 1)] = item
+        if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
+            var chunk = spare.take() ?? ContiguousArray()
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(item)
         count += 1
     }
 
     mutating func removeFirst() {
-        head = (head + 1) & (slots.count - 1)
+        head += 1
         count -= 1
-    }
-
-    /// Doubles the ring (at least 16), its items moved to the front in order.
-    private mutating func grow() {
-        let vacant = DueItem(due: MonotonicInstant(nanoseconds: 0), index: 0, arm: 0)
-        var grown = [DueItem](repeating: vacant, count: max(16, slots.count * 2))
-        for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
-        slots = grown
+        guard head == chunks[0].count else { return }
+        // The first chunk is used up: kept for reuse, unless it is the only one and still fills.
+        if chunks.count == 1 && chunks[0].count < Self.chunkSize { return }
+        var emptied = chunks.removeFirst()
+        emptied.removeAll(keepingCapacity: true)
+        if spare == nil { spare = emptied }
         head = 0
     }
 }

@@ -1,13 +1,10 @@
 /// Events the table decided, waiting for the delivery queue, in the order they were decided.
 ///
-/// Kept under the table's lock (``CountdownEngine/Guarded``): a decision's events, numbered
-/// with a ticket, are handed over before the lock is released, so they come in ticket order;
-/// the one decision handed over after it (a restore's, once the store's writer is attached)
-/// holds back the decisions made meanwhile until it comes, so observers hear events in the
-/// order they were decided (remaining never goes up, nothing follows a finish). The delivery queue takes
-/// all that is pending as one batch: a wake-up that decides a thousand events costs one hop to
-/// the queue, not a thousand. Buffers are swapped and reused, so after warm-up an event
-/// allocates nothing here.
+/// Each decision's events come with a ticket numbered under the table's lock; they are handed
+/// over after it is released, and taken in ticket order, so events decided on two threads are
+/// heard in the order they were decided. The delivery queue takes all that is pending as one
+/// batch: a wake-up that decides a thousand events costs one hop to the queue, not a thousand.
+/// Buffers are swapped and reused, so after warm-up an event allocates nothing here.
 struct Outbox: ~Copyable {
     struct Delivery: Sendable {
         let slot: ObserverSlot

@@ -58,13 +58,13 @@ extension CountdownEngine {
         let began = runtime.monotonic()
         outboxFilled.word.store(0, ordering: .relaxed)
         var batch = Outbox.Batch()
-        var (previousHold, dense) = state.withLock { state in
-            state.outbox.reuseBatch(&batch)
-            let dense = continuing || began &- state.outbox.lastDrainEnd < Self.linger
+        var (previousHold, dense) = outbox.withLock { outbox in
+            outbox.reuseBatch(&batch)
+            let dense = continuing || began &- outbox.lastDrainEnd < Self.linger
             // Stays queued only if it will linger: a drain that found nothing and ends at once
             // must leave the next absorb (or retire) to queue another.
-            state.outbox.take(into: &batch, staying: lingering && dense)
-            return (state.outbox.takeHold(), dense)
+            outbox.take(into: &batch, staying: lingering && dense)
+            return (outbox.takeHold(), dense)
         }
         var published = deliveredBelow.word.load(ordering: .relaxed)
         var handedBack = false
@@ -86,13 +86,13 @@ extension CountdownEngine {
             let delivering = !batch.deliveries.isEmpty
             if delivering {
                 if let (index, hold) = store.unwrittenFinish(
-                    in: batch.deliveries, after: previousHold, changes: { state.withLock { $0.table.changes } },
+                    in: batch.deliveries, after: previousHold, changes: { table.withLock { $0.changes } },
                     redrain: { { [weak self] in self?.queueDrain() } })
                 {
                     for delivery in batch.deliveries[..<index] {
                         delivery.slot.deliver(delivery.event, generation: delivery.generation)
                     }
-                    state.withLock { $0.outbox.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
+                    outbox.withLock { $0.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
@@ -108,16 +108,16 @@ extension CountdownEngine {
             }
             // The drain queued when this one handed the queue back goes on.
             if handedBack {
-                state.withLock { $0.outbox.keepBatch(&batch) }
+                outbox.withLock { $0.keepBatch(&batch) }
                 return
             }
             // A batch of arms alone is something taken, as events are: the drain looks again.
             if !delivering && !filing {
                 guard lingering && dense else {
                     let ended = runtime.monotonic()
-                    state.withLock { state in
-                        state.outbox.lastDrainEnd = ended
-                        state.outbox.keepBatch(&batch)
+                    outbox.withLock { outbox in
+                        outbox.lastDrainEnd = ended
+                        outbox.keepBatch(&batch)
                     }
                     return
                 }
@@ -136,7 +136,7 @@ extension CountdownEngine {
                 handedBack = true
             }
             outboxFilled.word.store(0, ordering: .relaxed)
-            state.withLock { $0.outbox.take(into: &batch, staying: staying || handedBack) }
+            outbox.withLock { $0.take(into: &batch, staying: staying || handedBack) }
         }
     }
 }

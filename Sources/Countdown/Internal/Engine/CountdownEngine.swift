@@ -24,13 +24,15 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     let settings: SchedulerSettings
     let mechanism: Mechanism
     let runtime: EngineRuntime
-    /// The table and the outbox of the events it decided, under one lock (see ``Guarded``).
-    let state: Locked<Guarded>
+    let table: Locked<Table>
     /// The table's key hasher, which never changes: a call hashes its key before the lock.
     private let keyHasher: KeyHash
+    /// The events decided, for the delivery queue: a lock of its own, taken after the table's
+    /// is released, so a drain never waits for a decision.
+    let outbox = Locked(Outbox())
     /// Set when events are handed to the outbox: a lingering drain reads it without taking the
-    /// lock, which every thread that decides events needs. (Each of the drain's words is on a
-    /// line of its own: the fields here are read on every call.)
+    /// outbox's lock, which every thread that decides events needs. (Each of the drain's
+    /// words is on a line of its own: the fields here are read on every call.)
     let outboxFilled = LoneAtomic(0)
     /// Every event of a lower ticket has been delivered or dropped: a cancel whose observer has
     /// none above it lets the observer go without revoking it. Stored by the drain alone.
@@ -47,7 +49,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
             arming: mechanism.arming))
         keyHasher = table.keyHasher
-        state = Locked(Guarded(table: table))
+        self.table = Locked(table)
         mechanism.bind(to: self)
     }
 
@@ -59,15 +61,10 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         // Hashed before the lock, and its index line fetched while the clocks are read.
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
         let slot = ObserverSlot(observer)
-        // Spelled out, not through `decide`: the call made a million times in a row, where a
-        // closure through a generic function cost a retain and a release of the engine.
         var actions = Table.Actions()
-        let answer = try state.withLock { (state) throws(CountdownError) in
-            state.table.prefetch(hash)
-            let answer = try state.table.start(
-                key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now(), &actions)
-            state.handOver(&actions)
-            return answer
+        let answer = try table.withLock { table throws(CountdownError) in
+            table.prefetch(hash)
+            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now(), &actions)
         }
         carryOut(&actions)
         return answer
@@ -79,7 +76,10 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
 
     /// `ended`: how to end the stream `slot` feeds, when it is revoked.
     private func attach(key: String, slot: ObserverSlot, ended: (@Sendable () -> Void)? = nil) -> Duration? {
-        decide { $0.attach(key: key, observer: slot, ended: ended, now: mechanism.now()).handing(&$1) }
+        var decision = table.withLock { $0.attach(key: key, observer: slot, ended: ended, now: mechanism.now()) }
+        let answer = decision.answer
+        carryOut(&decision.actions)
+        return answer
     }
 
     /// A stream attached as `attach` attaches an observer. It ends after the finish, or when
@@ -95,7 +95,8 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         }
         continuation.onTermination = { [weak self, weak slot] termination in
             guard case .cancelled = termination, let slot, let self else { return }
-            self.decide { $0.detach(key: key, observer: slot).handing(&$1) }
+            var decision = self.table.withLock { $0.detach(key: key, observer: slot) }
+            self.carryOut(&decision.actions)
         }
         if attach(key: key, slot: slot, ended: { continuation.finish() }) == nil { continuation.finish() }
         return stream
@@ -104,30 +105,39 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func cancel(key: String) -> Bool {
         let delivered = deliveredBelow.word.load(ordering: .acquiring)
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
-        return decide { $0.cancel(key: key, hash: hash, deliveredBelow: delivered, &$1) }
+        var actions = Table.Actions()
+        let answer = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered, &actions) }
+        carryOut(&actions)
+        return answer
     }
 
     func pause(key: String) -> Bool {
-        decide { $0.pause(key: key, now: mechanism.now()).handing(&$1) }
+        var decision = table.withLock { $0.pause(key: key, now: mechanism.now()) }
+        let answer = decision.answer
+        carryOut(&decision.actions)
+        return answer
     }
 
     func resume(key: String) -> Bool {
-        decide { $0.resume(key: key, now: mechanism.now()).handing(&$1) }
+        var decision = table.withLock { $0.resume(key: key, now: mechanism.now()) }
+        let answer = decision.answer
+        carryOut(&decision.actions)
+        return answer
     }
 
     func remaining(key: String) -> Duration? {
-        state.withLock { $0.table.remaining(key: key, now: mechanism.now()) }
+        table.withLock { $0.remaining(key: key, now: mechanism.now()) }
     }
 
     /// The slot observing the countdown under `key`: what the table still holds of an
     /// observer (``ObserverSlot/silent`` when nobody observes it). For tests.
     func observerSlot(key: String) -> ObserverSlot? {
-        state.withLock { $0.table.observer(of: key) }
+        table.withLock { $0.observer(of: key) }
     }
 
-    var activeKeys: [String] { state.withLock { $0.table.activeKeys } }
+    var activeKeys: [String] { table.withLock { $0.activeKeys } }
 
-    var activeCount: Int { state.withLock { $0.table.activeCount } }
+    var activeCount: Int { table.withLock { $0.activeCount } }
 
     // MARK: - The app's lifecycle
 
@@ -138,7 +148,8 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func enteredBackground() {
         defer { waitUntilStored() }
         guard Mechanism.Progress.countsTicks else { return }
-        decide { $0.enteredBackground(now: mechanism.now(), boot: runtime.bootClock()).handing(&$1) }
+        var decision = table.withLock { $0.enteredBackground(now: mechanism.now(), boot: runtime.bootClock()) }
+        carryOut(&decision.actions)
     }
 
     /// Takes off, in every countdown marked at the background, the time its ticks did not
@@ -146,7 +157,8 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// timer onto the corrected grid.
     func enteredForeground() {
         guard Mechanism.Progress.countsTicks else { return }
-        decide { $0.enteredForeground(now: mechanism.now(), boot: runtime.bootClock()).handing(&$1) }
+        var decision = table.withLock { $0.enteredForeground(now: mechanism.now(), boot: runtime.bootClock()) }
+        carryOut(&decision.actions)
     }
 
     // MARK: - The store
@@ -162,24 +174,20 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
             let writer = StoreWriter(store: store, executor: runtime.makeWriteExecutor()) { [weak self] written in
                 self?.snapshot(changedSince: written, clocks: clocks)
             } changeCount: { [weak self] in
-                self?.state.withLock { $0.table.isShutDown ? nil : $0.table.changes }
+                self?.table.withLock { $0.isShutDown ? nil : $0.changes }
             }
-            decision = try state.withLock { (state) throws(CountdownStoreError) in
+            decision = try table.withLock { table throws(CountdownStoreError) in
                 // The store's clocks first, the scheduler's last: the time left is read at the
                 // earlier instant and counted from the later one, so a restored deadline is
                 // never early (a snapshot reads them the other way round, for the same reason).
                 let wall = clocks.wall(), boot = clocks.boot()
-                return try state.table.restore(
+                return try table.restore(
                     records, now: mechanism.now(), wall: wall, boot: boot, bootID: clocks.bootID, storePath: store.path)
             }
             // Attached only once the restore succeeded (a refused one leaves the file as it
             // is), and before the restored countdowns are armed. A change made in between is
             // carried by the write this restore asks for, which reads the whole table.
             self.store.attach(writer)
-            // Handed over only now, so that no drain files the restored countdowns' first fires
-            // before the writer is attached. Decisions made meanwhile wait in the outbox for
-            // this one's ticket.
-            state.withLock { $0.handOver(&decision.actions) }
         } catch {
             store.release()
             throw error
@@ -194,9 +202,9 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// What the store keeps of every countdown, read at one instant; nil when nothing changed
     /// since `written`, or once shut down. The scheduler's clock first, the store's last.
     private func snapshot(changedSince written: UInt64?, clocks: StoreClocks) -> StoreWriter.Snapshot? {
-        state.withLock { state in
+        table.withLock { table in
             let now = mechanism.now()
-            return state.table.snapshot(changedSince: written, now: now, wall: clocks.wall(), boot: clocks.boot(), bootID: clocks.bootID)
+            return table.snapshot(changedSince: written, now: now, wall: clocks.wall(), boot: clocks.boot(), bootID: clocks.bootID)
         }
     }
 
@@ -208,15 +216,13 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func shutdown() {
         let writer = store.attached
         // What runs at this instant is what the store keeps for the next launch.
-        var (decision, last) = state.withLock { state -> (Table.Decision<Bool>, StoreWriter.Snapshot?) in
-            guard !state.table.isShutDown else { return (Table.Decision(answer: false), nil) }
+        var (decision, last) = table.withLock { table -> (Table.Decision<Bool>, StoreWriter.Snapshot?) in
+            guard !table.isShutDown else { return (Table.Decision(answer: false), nil) }
             let last = writer.flatMap { writer in
                 let now = mechanism.now(), clocks = writer.store.clocks
-                return state.table.snapshot(changedSince: nil, now: now, wall: clocks.wall(), boot: clocks.boot(), bootID: clocks.bootID)
+                return table.snapshot(changedSince: nil, now: now, wall: clocks.wall(), boot: clocks.boot(), bootID: clocks.bootID)
             }
-            var decision = state.table.shutdown()
-            state.handOver(&decision.actions)
-            return (decision, last)
+            return (table.shutdown(), last)
         }
         guard decision.answer else { return }
         if let last { writer?.writeLast(last) }
@@ -228,7 +234,10 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// A timer fired for `id`. Each call is one fire: a tick-counting progress takes a tick
     /// off, whatever the time, or `intervals` ticks when the timer says it missed some.
     func fire(_ id: CountdownID, intervals: Int = 1) -> FireResult {
-        decide { $0.fire(id, now: mechanism.now(), intervals: intervals).handing(&$1) }
+        var decision = table.withLock { $0.fire(id, now: mechanism.now(), intervals: intervals) }
+        let answer = decision.answer
+        carryOut(&decision.actions)
+        return answer
     }
 
     /// Many fires at one wake-up of a mechanism that drives every countdown from one place.
@@ -245,11 +254,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         while next < batch.count {
             let chunk = next..<min(next + Self.batchChunk, batch.count)
             next = chunk.upperBound
-            var decision = state.withLock { state in
-                var decision = state.table.fire(&batch, chunk, kept: &kept, now: mechanism.now())
-                state.handOver(&decision.actions)
-                return decision
-            }
+            var decision = table.withLock { $0.fire(&batch, chunk, kept: &kept, now: mechanism.now()) }
             owed = carryOut(&decision.actions, drain: false) || owed
         }
         batch.removeLast(batch.count - kept)
@@ -262,6 +267,9 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// For a worker that sleeps between fires (the operation-queue backend): fires if the
     /// next fire is due, and says what to do next. Spurious wake-ups are harmless.
     func workerStep(_ id: CountdownID) -> WorkerStep {
-        decide { $0.workerStep(id, now: mechanism.now()).handing(&$1) }
+        var decision = table.withLock { $0.workerStep(id, now: mechanism.now()) }
+        let answer = decision.answer
+        carryOut(&decision.actions)
+        return answer
     }
 }

@@ -31,13 +31,6 @@ extension CountdownTable {
         var ticket: UInt64 { actions.ticket }
         var persist: Bool { actions.persist }
         var retired: ObserverSlot? { actions.retired?.takeUnretainedValue() }
-
-        /// Hands the actions to the caller's (empty), and returns the answer: a decision made
-        /// inside the engine's ``CountdownEngine/decide(_:)``.
-        consuming func handing(_ into: inout Actions) -> Answer {
-            swap(&actions, &into)
-            return answer
-        }
     }
 
     /// What an operation left the engine to do. Not generic over the answer, so that the
@@ -59,10 +52,6 @@ extension CountdownTable {
         var retired: Unmanaged<ObserverSlot>?
         /// First fires for the drain to file, for a shared due-queue (``ArmingStyle/sharedDueQueue``).
         var arms = SmallList<Outbox.Arm>()
-        /// Set by the engine once the events and arms went to the outbox, under the lock.
-        var handedOver = false
-        /// The outbox owes a drain: none was queued when these events came.
-        var drainOwed = false
     }
 
     enum FireResult: Equatable {

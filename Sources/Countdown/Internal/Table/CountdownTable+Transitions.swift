@@ -54,6 +54,10 @@ extension CountdownTable {
             id = Self.occupy(&places[index], at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
         } else {
             index = places.count
+            // Room for every place to be freed, made while none is free: reserved empty, it
+            // costs an allocation and no copy. Grown later by doubling, it copied millions of
+            // entries under the lock as a burst of finishes freed their places.
+            if freePlaces.capacity <= index { freePlaces.reserveCapacity(2 * (index + 1)) }
             var place = Place(progress: progress)
             id = Self.occupy(&place, at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
             if places.append(consume place) { actions.effects.append(.makeRoom) }
