@@ -16,6 +16,7 @@ struct GuideBuilder {
     static let tickSecond = "tick-1s/run.json"
     static let tickSecondTask = "tick-1s-task/run.json"
     static let million = "tick-1s-1m/run.json"
+    static let tenMillion = "tick-10s-10m/run.json"
     static let sharedPool = "shared-pool/run.json"
     static let store = "store/run.json"
 
@@ -76,6 +77,19 @@ struct GuideBuilder {
                 let file = backend == "task" ? Self.tickSecondTask : Self.million
                 return config(m, file, backend, 1_000_000, .burst).map { c in
                     c.with(Self.outcome(c.configuration) + "; p99 " + Self.percentile(c.configuration, .tickP99), magnitude: nil)
+                }
+            },
+            // Ten million: a million events a second while they run, a million finishes a second
+            // at the end, and the starts themselves about a tick long.
+            row("N = 10 000 000, 10 s ticks, 30 s countdowns, starts spread over a tick, alone in its process") { m, backend in
+                config(m, Self.tenMillion, backend, 10_000_000).map { c in
+                    var text = Self.outcome(c.configuration) + "; p99 " + Self.percentile(c.configuration, .tickP99)
+                        + "; " + Self.figure(c.configuration, .cpuPerEvent) + " a delivered event, "
+                        + Self.figure(c.configuration, .rss) + " a countdown"
+                    if let longest = c.configuration.repeats.map(\.counts.startPhaseMs).max() {
+                        text += "; the starts took " + ReportFormat.milliseconds(longest)
+                    }
+                    return c.with(text, magnitude: nil)
                 }
             },
             row("N = 1 000 000, 1 s ticks, after the other backends in one process") { m, backend in
