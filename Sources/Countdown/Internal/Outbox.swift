@@ -33,6 +33,10 @@ struct Outbox: ~Copyable {
     /// Whether a drain is queued that will take what is pending.
     private var drainQueued = false
 
+    /// Whether a drain is queued (for tests: a drain that handed the queue back at its turn
+    /// leaves one queued behind whatever was queued meanwhile).
+    var isDrainQueued: Bool { drainQueued }
+
     /// The ticket whose events are taken next.
     private var nextTicket: UInt64 = 0
     /// Events handed over before those of an earlier ticket: they wait for them.

@@ -20,6 +20,9 @@ extension CountdownEngine {
         drain(lingering: false)
     }
 
+    /// Whether a drain is queued: false once every drain has ended. For tests.
+    var isDrainQueued: Bool { outbox.withLock { $0.isDrainQueued } }
+
     /// A drain queued within this long after the last one ended is in a dense stream of events
     /// (above 100 000 a second), and lingers: there, a wake-up of the delivery queue's thread
     /// per event costs more than one per gather.
