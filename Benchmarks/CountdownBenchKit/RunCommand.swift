@@ -128,7 +128,7 @@ struct RunCommand {
     }
 
     /// The most countdowns one configuration may run: ten million, the largest run committed
-    /// (about 1.5 GB with the benchmark's own keys and records on this machine).
+    /// (its process held about 3.6 GB resident, the benchmark's own keys and records included).
     static var maximumCount: Int { 10_000_000 }
 
     /// `1,10,100`, with `k` for thousands and `m` for millions: `1k,10k,1m`.
