@@ -41,8 +41,6 @@ extension CountdownEngine {
         case .revoke(let slot): slot.revoke()
         case .silence(let slot, let below): slot.silence(below: below)
         case .endStream(let end): end()
-        // Released as the effect is removed, with no lock held.
-        case .drop, .letGo: break
         case .shutDownMechanism: mechanism.shutdown()
         case .makeRoom: makeRoom()
         }

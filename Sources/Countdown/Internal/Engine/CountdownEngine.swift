@@ -60,11 +60,11 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     {
         // Hashed before the lock, and its index line fetched while the clocks are read.
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
+        let slot = ObserverSlot(observer)
         var actions = Table.Actions()
         let answer = try table.withLock { table throws(CountdownError) in
             table.prefetch(hash)
-            return try table.start(
-                key: key, hash: hash, duration: duration, observer: .closure(observer), now: mechanism.now(), &actions)
+            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now(), &actions)
         }
         carryOut(&actions)
         return answer

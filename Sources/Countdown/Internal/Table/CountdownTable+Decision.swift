@@ -13,12 +13,6 @@ extension CountdownTable {
         /// already queued when the countdown was paused).
         case silence(ObserverSlot, below: UInt32)
         case endStream(@Sendable () -> Void)
-        /// A slot the table let go of (one its place kept, not taken by the next occupant):
-        /// released after the lock, for it may be the last reference.
-        case drop(ObserverSlot)
-        /// An observer the table let go of (an emptied slot's): released after the lock, for
-        /// what it captured may go with it.
-        case letGo(CountdownObserver)
         /// Every countdown was retired at a shutdown: end the mechanism's threads.
         case shutDownMechanism
         /// The slab is growing: make room for more places (``makeRoom()``) off the caller's

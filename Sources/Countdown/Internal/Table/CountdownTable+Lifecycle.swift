@@ -80,11 +80,11 @@ extension CountdownTable {
             if countdown.isPaused {
                 // Paused with no timer, as `pause` leaves it; `resume` arms one.
                 progress.pause(at: now)
-                let (id, _) = occupy(key: countdown.key, probe, observer: .slot(.silent), progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
                 places[Int(id.index)].state = .paused
                 decision.answer.paused[countdown.key] = countdown.remaining
             } else {
-                let (id, _) = occupy(key: countdown.key, probe, observer: .slot(.silent), progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
                 arm(Int(id.index), &decision.actions)
                 decision.answer.running[countdown.key] = countdown.remaining
             }
@@ -122,8 +122,8 @@ extension CountdownTable {
         isShutDown = true
         for index in places.indices where places[index].state.isOccupied {
             // The whole index goes below: no key leaves it one by one (a cache miss each).
-            let (_, handle) = vacate(index, keyRemoved: true, &decision.actions)
-            retire(places[index].slot.take()!, rules.arming.disarmsEachOnShutdown ? handle : nil, &decision.actions)
+            let (_, slot, handle) = vacate(index, keyRemoved: true, &decision.actions)
+            retire(slot, rules.arming.disarmsEachOnShutdown ? handle : nil, &decision.actions)
         }
         places.removeAll()
         freePlaces = []

@@ -42,17 +42,16 @@ extension CountdownTable {
     }
 
     /// Occupies a free place with the countdown under `key`, which `probe` did not find, and
-    /// enters it in the index. Returns its id and the slot its observer was installed in.
-    mutating func occupy(key: String, _ probe: KeyIndex.Probe, observer: Observer, progress: Progress, _ actions: inout Actions)
-        -> (CountdownID, ObserverSlot)
+    /// enters it in the index.
+    mutating func occupy(key: String, _ probe: KeyIndex.Probe, slot: ObserverSlot, progress: Progress, _ actions: inout Actions)
+        -> CountdownID
     {
         let index: Int
-        let occupied: (CountdownID, ObserverSlot)
+        let id: CountdownID
         // One access to the place, not one per field (each goes through two arrays' checks).
         if let free = freePlaces.popLast() {
             index = Int(free)
-            occupied = Self.occupy(
-                &places[index], at: index, key: key, hash: probe.hash, observer: observer, progress: progress, &actions)
+            id = Self.occupy(&places[index], at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
         } else {
             index = places.count
             // Room for every place to be freed, made while none is free: reserved empty, it
@@ -60,73 +59,49 @@ extension CountdownTable {
             // entries under the lock as a burst of finishes freed their places.
             if freePlaces.capacity <= index { freePlaces.reserveCapacity(2 * (index + 1)) }
             var place = Place(progress: progress)
-            occupied = Self.occupy(
-                &place, at: index, key: key, hash: probe.hash, observer: observer, progress: progress, &actions)
+            id = Self.occupy(&place, at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
             if places.append(consume place) { actions.effects.append(.makeRoom) }
         }
         indexByKey.insert(probe, place: UInt32(index))
         recordChange(&actions)
-        return occupied
+        return id
     }
 
     static func occupy(
-        _ place: inout Place, at index: Int, key: String, hash: KeyIndex.Hash, observer: Observer, progress: Progress,
-        _ actions: inout Actions
-    ) -> (CountdownID, ObserverSlot) {
+        _ place: inout Place, at index: Int, key: String, hash: KeyIndex.Hash, slot: ObserverSlot, progress: Progress
+    ) -> CountdownID {
         place.key = key
         place.keyHash = hash
-        install(observer, in: &place.slot, &actions)
+        place.slot = slot
         place.progress = progress
         place.state = .running
         place.serial &+= 1
         place.arm &+= 1
-        return (CountdownID(index: UInt32(index), serial: place.serial, arm: place.arm), place.slot.unsafelyUnwrapped)
+        return CountdownID(index: UInt32(index), serial: place.serial, arm: place.arm)
     }
 
-    /// Puts `observer` in a place's `slot`: a closure goes in the slot the place kept from its
-    /// last occupant when nothing else holds that one (no delivery is queued for it, no effect
-    /// holds it), so a start allocates nothing; otherwise in a new slot, and the place lets go
-    /// of the one it kept, after the lock.
-    static func install(_ observer: Observer, in slot: inout ObserverSlot?, _ actions: inout Actions) {
-        if case .closure(let closure) = observer, isKnownUniquelyReferenced(&slot) {
-            // What it held was let go of already (an empty slot holds no context): nothing to do.
-            _ = slot.unsafelyUnwrapped.reregister(closure)
-            return
-        }
-        if let kept = slot.take() { actions.effects.append(.drop(kept)) }
-        slot = switch observer {
-        case .slot(let given): given
-        case .closure(let closure): ObserverSlot(closure)
-        }
-    }
-
-    /// Empties the place, and returns what the countdown held but its slot, which stays in the
-    /// place (a finish delivers through it; a cancel keeps it for the next occupant or takes
-    /// it); every id that named the place becomes stale. `keyRemoved`: the caller already took
-    /// the key out of the index.
+    /// Empties the place, and returns what the countdown held; every id that named the place
+    /// becomes stale. `keyRemoved`: the caller already took the key out of the index.
     mutating func vacate(_ index: Int, keyRemoved: Bool = false, _ actions: inout Actions)
-        -> (key: String, handle: Handle?)
+        -> (key: String, slot: ObserverSlot, handle: Handle?)
     {
-        let (key, keyHash, handle) = Self.vacate(&places[index])
+        let (key, keyHash, slot, handle) = Self.vacate(&places[index])
         recordChange(&actions)
         if !keyRemoved { indexByKey.remove(keyHash, place: UInt32(index)) }
         freePlaces.append(UInt32(index))
-        return (key, handle)
+        return (key, slot, handle)
     }
 
     /// One access to the place, not one per field.
-    static func vacate(_ place: inout Place) -> (key: String, keyHash: KeyIndex.Hash, handle: Handle?) {
+    static func vacate(_ place: inout Place)
+        -> (key: String, keyHash: KeyIndex.Hash, slot: ObserverSlot, handle: Handle?)
+    {
         var key = ""
         swap(&key, &place.key)
         place.state = .vacant
         place.serial &+= 1
         place.arm &+= 1
-        return (key, place.keyHash, place.timer.release())
-    }
-
-    /// Whether `slot` feeds a stream (``events(key:)``): its revocation ends the stream.
-    func isStreamSlot(_ slot: ObserverSlot) -> Bool {
-        !streamEnds.isEmpty && streamEnds[ObjectIdentifier(slot)] != nil
+        return (key, place.keyHash, place.slot.take()!, place.timer.release())
     }
 
     /// The one place the store's change count moves.
@@ -219,21 +194,10 @@ extension CountdownTable {
 
     /// The countdown at `index` finished: its place is freed before its observer hears it, and
     /// the stream it fed ends with that finish.
-    ///
-    /// The place keeps a slot a start made: the finish's delivery lets go of its observer
-    /// (``ObserverSlot/deliver(_:generation:)``), and the place's next occupant takes the slot
-    /// once that delivery is done. A stream's slot, or the shared silent one, goes with the finish.
     mutating func finishCountdown(_ index: Int, _ actions: inout Actions) {
-        let (key, handle) = vacate(index, &actions)
+        let (key, slot, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
-        let slot: ObserverSlot
-        if !streamEnds.isEmpty, streamEnds.removeValue(forKey: ObjectIdentifier(places[index].slot!)) != nil {
-            slot = places[index].slot.take()!
-        } else if places[index].slot === ObserverSlot.silent {
-            slot = places[index].slot.take()!
-        } else {
-            slot = places[index].slot!
-        }
+        if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
         emit(slot, .finished(key), at: index, &actions)
     }
 

@@ -64,16 +64,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: slot, now: now)
     }
 
-    /// Who observes the countdown a start makes.
-    enum Observer {
-        /// A slot the caller made (a test that watches it, a restored countdown's
-        /// ``ObserverSlot/silent``): installed as it is.
-        case slot(ObserverSlot)
-        /// The caller's observer, put in the slot its place kept when nothing else holds that
-        /// one (no allocation), or in a new slot.
-        case closure(CountdownObserver)
-    }
-
     /// What hashes every key, the same for the table's whole life: a caller may hash a key
     /// before it takes the table's lock.
     var keyHasher: KeyHash { indexByKey.hasher }
@@ -93,7 +83,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         throws(CountdownError) -> Decision<CountdownStart>
     {
         var decision = Decision(answer: CountdownStart.started)
-        decision.answer = try start(key: key, hash: hash, duration: duration, observer: .slot(slot), now: now, &decision.actions)
+        decision.answer = try start(key: key, hash: hash, duration: duration, observer: slot, now: now, &decision.actions)
         return decision
     }
 
@@ -101,7 +91,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// made a million times in a row. A decision returned through the lock's closure was copied
     /// twice on its way (two `memcpy`s a start in callgrind's profile).
     mutating func start(
-        key: String, hash: KeyIndex.Hash, duration: Duration, observer: Observer, now: Moment,
+        key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment,
         _ actions: inout Actions
     ) throws(CountdownError) -> CountdownStart {
         guard !key.isEmpty else { throw .emptyKey }
@@ -112,15 +102,11 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         guard !isShutDown else { throw .shutDown }
         let probe = probe(key, hash)
         if let index = probe.place {
-            let slot = switch observer {
-            case .slot(let slot): slot
-            case .closure(let observer): ObserverSlot(observer)
-            }
             return .attached(remaining: attach(at: Int(index), slot: slot, now: now, &actions))
         }
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
         let progress = Progress(duration: duration, tick: tick, at: now)
-        let (id, slot) = occupy(key: key, probe, observer: observer, progress: progress, &actions)
+        let id = occupy(key: key, probe, slot: slot, progress: progress, &actions)
         arm(id, key: key, firstFire: progress.nextFire, &actions)
         emit(slot, .tick(key, duration), told: true, at: Int(id.index), &actions)
         return .started
@@ -165,25 +151,17 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// calls made at a million keys in a row.
     mutating func cancel(key: String, hash: KeyIndex.Hash, deliveredBelow: UInt64, _ actions: inout Actions) -> Bool {
         let probe = probe(key, hash)
-        guard let found = probe.place else { return false }
-        let index = Int(found)
+        guard let index = probe.place else { return false }
         indexByKey.remove(probe)
-        let idle = places[index].lastTicket < deliveredBelow
-        let (_, handle) = vacate(index, keyRemoved: true, &actions)
-        if let handle { actions.effects.append(.disarm(handle)) }
+        let idle = places[Int(index)].lastTicket < deliveredBelow
+        let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &actions)
         // A stream's slot is revoked all the same: its end is an effect.
-        guard idle && !isStreamSlot(places[index].slot!) else {
-            revoke(places[index].slot.take()!, &actions)
-            return true
-        }
-        // Nothing of it is left to deliver. Held by nothing else (a drain that delivered its
-        // last event may still hold it for a moment), the slot stays for the place's next
-        // occupant, emptied: its observer is let go of after the lock.
-        if isKnownUniquelyReferenced(&places[index].slot) {
-            actions.effects.append(.letGo(places[index].slot.unsafelyUnwrapped.empty()))
+        if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
+            actions.retired = Unmanaged.passRetained(consume slot)
         } else {
-            actions.retired = Unmanaged.passRetained(places[index].slot.take()!)
+            revoke(slot, &actions)
         }
+        if let handle { actions.effects.append(.disarm(handle)) }
         return true
     }
 
