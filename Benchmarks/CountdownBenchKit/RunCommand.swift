@@ -9,7 +9,7 @@ struct RunCommand {
         USAGE: countdown-bench run [--quick] [--backend NAMES] [--counts N,N,…] [--tick DURATION]
                                    [--duration DURATION] [--repeat N] [--min-samples N] [--keys short|real]
                                    [--starts spread|burst|both] [--grace DURATION]
-                                   [--format text|json|csv|markdown] [--output DIR]
+                                   [--floor-period DURATION] [--format text|json|csv|markdown] [--output DIR]
                                    [--no-progress] [--allow-debug]
 
         Runs N countdowns at once on each backend and records every event: tick lateness (p50, p90,
@@ -39,6 +39,12 @@ struct RunCommand {
           --starts PATTERN      spread (evenly over one tick), burst (all at once), or both (default).
           --grace DURATION      How long past a round's last expected finish it may run before it
                                 is cut off (default 1s).
+          --floor-period DURATION
+                                How often the floor thread wakes (default 1ms; 100us to 1s). Its
+                                wake-up is the CPU floor a scheduler's is read against, and a
+                                thread that slept longer wakes colder: to read one scheduler's
+                                wake-ups against a floor woken as often, give its own period
+                                (the tick at N = 1, spread).
           --format FORMAT       What stdout gets: text tables (default), json, csv or markdown.
           --output DIR          Also write DIR/run.json (compact, versioned), run.csv, README.md,
                                 SVG charts, hgrm/*.hgrm and benchmark-action.json. {machine} in DIR
@@ -71,6 +77,12 @@ struct RunCommand {
         if let tick = try args.duration("--tick") { settings.tick = tick }
         if let duration = try args.duration("--duration") { settings.duration = duration }
         if let grace = try args.duration("--grace") { settings.grace = grace }
+        if let period = try args.duration("--floor-period") {
+            guard (Duration.microseconds(100)...Duration.seconds(1)).contains(period) else {
+                throw UsageError("--floor-period must be between 100us and 1s, not \(period.text)")
+            }
+            settings.floorPeriod = period
+        }
         if let repeats = try args.wholeNumber("--repeat", in: 1...100) { settings.repeats = repeats }
         if let keys = try args.choice("--keys", in: KeyShape.allCases.map(\.rawValue)) { settings.keys = KeyShape(rawValue: keys)! }
         if let samples = try args.wholeNumber("--min-samples", in: 0...1_000_000) { settings.minimumTickSamples = samples }

@@ -13,7 +13,7 @@ import FoundationXML
         ["run", "--tick", "0ms"], ["run", "--tick", "soon"], ["run", "--tick", "500us"], ["run", "--counts", "0"],
         ["run", "--counts", "10,x"], ["run", "--repeat", "0"], ["run", "--starts", "sometimes"],
         ["run", "--duration", "200s"], ["run", "--backend", "cron"], ["run", "--format", "xml"], ["run", "--bogus"],
-        ["run", "--output"], ["run", "--keys", "long"], ["run", "--backend", "virtual"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
+        ["run", "--output"], ["run", "--keys", "long"], ["run", "--floor-period", "50us"], ["run", "--floor-period", "2s"], ["run", "--backend", "virtual"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
     ])
     func badArgumentsExitTwoWithOneLine(_ arguments: [String]) {
         var output = StandardStreams(capturing: true)
@@ -25,13 +25,15 @@ import FoundationXML
     @Test func argumentsAreRead() throws {
         let command = try RunCommand(arguments: [
             "--counts", "10k,1,1_000", "--tick", "1s", "--duration=2.5s", "--repeat", "2", "--starts", "burst",
-            "--backend", "timestamp", "--grace", "750ms",
+            "--backend", "timestamp", "--grace", "750ms", "--floor-period", "10ms",
         ])
         #expect(command.settings.counts == [1, 1000, 10_000])
         #expect(command.settings.tick == .seconds(1) && command.settings.duration == .milliseconds(2500))
         #expect(command.settings.repeats == 2 && command.settings.patterns == [.burst])
         #expect(command.settings.backends.map(\.description) == ["timestamp(wall)", "timestamp(continuous)", "timestamp(continuous~10ms)"])
         #expect(command.settings.grace == .milliseconds(750))
+        #expect(command.settings.floorPeriod == .milliseconds(10))
+        #expect(try RunCommand(arguments: []).settings.floorPeriod == .milliseconds(1), "1 ms unless told otherwise")
         #expect(try RunCommand(arguments: ["--quick"]).settings.counts == RunSettings.quick.counts)
         #expect(command.settings.keys == .real, "keys like real ones unless told otherwise")
         #expect(try RunCommand(arguments: ["--keys", "short"]).settings.keys == .short)
