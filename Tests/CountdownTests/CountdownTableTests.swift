@@ -25,17 +25,24 @@ struct CountdownTableTests {
     final class Ear: @unchecked Sendable {
         // Written by `deliver` only, which these tests call on their own thread.
         var heard: [CountdownEvent] = []
-        lazy var slot = ObserverSlot { [unowned self] in self.heard.append($0) }
+        lazy var observer: CountdownObserver = { [unowned self] in self.heard.append($0) }
     }
 
     /// Delivers the events a decision holds, as the delivery queue would.
     static func deliver<A>(_ decision: Table.Decision<A>) {
-        for delivery in decision.events { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
+        for delivery in decision.events { delivery.deliver() }
     }
 
-    /// Carries out the effects a driver would that matter without a mechanism: revokes.
-    static func revoke<A>(_ decision: Table.Decision<A>) {
-        for case .revoke(let slot) in decision.effects { slot.revoke() }
+    /// Whether every event `decision` decided is refused now by its place's gate (its observer
+    /// was revoked, or its countdown paused since): none of them would be heard.
+    static func refused<A>(_ decision: Table.Decision<A>) -> Bool {
+        !decision.events.isEmpty
+            && decision.events.allSatisfy { !$0.gate.admits(registration: $0.registration, generation: $0.generation) }
+    }
+
+    /// How many observers `decision` let go of (released after the lock).
+    static func lettingGo<A>(_ decision: Table.Decision<A>) -> Int {
+        decision.effects.count { if case .letGo = $0 { true } else { false } }
     }
 
     static func arms<A>(_ decision: Table.Decision<A>) -> [CountdownID] {
@@ -45,7 +52,7 @@ struct CountdownTableTests {
     @Test("bad input throws and changes nothing")
     func badInput() throws {
         var table = Self.table(capacity: 1)
-        _ = try table.start(key: "a", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
+        _ = try table.start(key: "a", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))
         let changes = table.changes
         let cases: [(String, Duration, CountdownError)] = [
             ("", .seconds(1), .emptyKey),
@@ -55,13 +62,13 @@ struct CountdownTableTests {
             ("b", .seconds(1), .capacityExceeded(capacity: 1)),
         ]
         for (key, duration, expected) in cases {
-            #expect(throws: expected) { try table.start(key: key, duration: duration, observer: Ear().slot, now: Self.at(10)) }
+            #expect(throws: expected) { try table.start(key: key, duration: duration, observer: Ear().observer, now: Self.at(10)) }
             #expect(table.activeKeys == ["a"], "\(expected) left the table as it was")
             #expect(table.changes == changes)
             #expect(table.remaining(key: "b", now: Self.at(10)) == nil)
         }
         _ = table.shutdown()
-        #expect(throws: CountdownError.shutDown) { try table.start(key: "c", duration: .seconds(1), observer: Ear().slot, now: Self.at(20)) }
+        #expect(throws: CountdownError.shutDown) { try table.start(key: "c", duration: .seconds(1), observer: Ear().observer, now: Self.at(20)) }
     }
 
     @Test("a key hashed before the lock with the table's hash is the key: start and cancel find it, also after an emptying")
@@ -70,8 +77,8 @@ struct CountdownTableTests {
         let hasher = table.keyHasher
         func hash(_ key: String) -> KeyIndex.Hash { KeyIndex.Hash(key, hasher: hasher) }
         // Canonically equivalent spellings are one key ("é" precomposed, and e + U+0301).
-        _ = try table.start(key: "code:caf\u{E9}", hash: hash("code:caf\u{E9}"), duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
-        let again = try table.start(key: "code:cafe\u{301}", duration: .seconds(1), observer: Ear().slot, now: Self.at(10))
+        _ = try table.start(key: "code:caf\u{E9}", hash: hash("code:caf\u{E9}"), duration: .seconds(1), observer: Ear().observer, now: Self.at(0))
+        let again = try table.start(key: "code:cafe\u{301}", duration: .seconds(1), observer: Ear().observer, now: Self.at(10))
         #expect(again.answer == .attached(remaining: .milliseconds(990)))
         #expect(table.cancel(key: "code:cafe\u{301}", hash: hash("code:cafe\u{301}")).answer)
         #expect(table.activeKeys.isEmpty)
@@ -83,20 +90,21 @@ struct CountdownTableTests {
     func startAndAttach() throws {
         var table = Self.table()
         let first = Ear(), second = Ear()
-        let started = try table.start(key: "k", duration: .seconds(1), observer: first.slot, now: Self.at(0))
+        let started = try table.start(key: "k", duration: .seconds(1), observer: first.observer, now: Self.at(0))
         #expect(started.answer == .started)
         #expect(started.persist)
         #expect(Self.arms(started).count == 1)
         Self.deliver(started)
         #expect(first.heard == [.tick("k", .seconds(1))])
 
-        let attached = try table.start(key: "k", duration: .seconds(5), observer: second.slot, now: Self.at(300))
+        let attached = try table.start(key: "k", duration: .seconds(5), observer: second.observer, now: Self.at(300))
         #expect(attached.answer == .attached(remaining: .milliseconds(700)), "not restarted, not extended")
         #expect(!attached.persist, "an attach changes nothing the store keeps")
         #expect(Self.arms(attached).isEmpty)
-        #expect(attached.effects.contains { if case .revoke(let s) = $0 { s === first.slot } else { false } })
+        #expect(Self.refused(started), "the old observer is revoked")
+        #expect(Self.lettingGo(attached) == 1, "and let go of")
         #expect(attached.ticket > started.ticket, "its events come after the start's")
-        Self.revoke(attached)
+        Self.deliver(started)
         Self.deliver(attached)
         #expect(second.heard == [.tick("k", .milliseconds(700))])
         #expect(first.heard.count == 1, "the old observer heard nothing more")
@@ -106,7 +114,7 @@ struct CountdownTableTests {
     func finishOnce() throws {
         var table = Self.table()
         let ear = Ear()
-        let id = try #require(Self.arms(try table.start(key: "k", duration: .milliseconds(250), observer: ear.slot, now: Self.at(0))).first)
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .milliseconds(250), observer: ear.observer, now: Self.at(0))).first)
         _ = table.keep(7, for: id)
         var now = 0
         var result = Table.FireResult.continues(nextFire: Self.at(0).monotonic)
@@ -125,17 +133,18 @@ struct CountdownTableTests {
         #expect(ear.heard.last == .finished("k"))
         #expect(ear.heard.filter { $0.kind == .finished }.count == 1)
         #expect(table.fire(id, now: Self.at(300)).answer == .stale, "a late fire is stale")
-        #expect(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(300)).answer == .started)
+        #expect(try table.start(key: "k", duration: .seconds(1), observer: Ear().observer, now: Self.at(300)).answer == .started)
     }
 
     @Test("nothing is decided for an observer after a cancel or a replacement")
     func nothingAfterCancel() throws {
         var table = Self.table()
         let ear = Ear()
-        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: ear.slot, now: Self.at(0))).first)
+        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0))
+        let id = try #require(Self.arms(started).first)
         let cancelled = table.cancel(key: "k")
         #expect(cancelled.answer && cancelled.persist)
-        #expect(cancelled.effects.contains { if case .revoke(let s) = $0 { s === ear.slot } else { false } })
+        #expect(Self.refused(started) && Self.lettingGo(cancelled) == 1, "revoked and let go of")
         #expect(table.cancel(key: "k").answer == false, "a second cancel finds nothing")
         for ms in [100, 1000] {
             let fired = table.fire(id, now: Self.at(ms))
@@ -148,13 +157,13 @@ struct CountdownTableTests {
     func pauseSilencesQueuedTicks() throws {
         var table = Self.table()
         let ear = Ear()
-        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.slot, now: Self.at(0))
+        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0))
         let id = try #require(Self.arms(started).first)
         let queued = table.fire(id, now: Self.at(100))  // decided, not yet delivered
         #expect(queued.events.isEmpty == false)
         let paused = table.pause(key: "k", now: Self.at(150))
-        #expect(paused.effects.contains { if case .silence(let s, _) = $0 { s === ear.slot } else { false } })
-        for case .silence(let slot, let below) in paused.effects { slot.silence(below: below) }
+        #expect(Self.refused(queued), "the tick queued before the pause is refused from the pause on")
+        #expect(!Self.refused(started), "not the start's answer")
         Self.deliver(started)
         Self.deliver(queued)
         // The start's tick answers the start: heard. The timer's tick came due before the pause
@@ -171,7 +180,7 @@ struct CountdownTableTests {
     @Test("pause freezes the remaining time and moves the deadline by the time paused")
     func pauseMovesTheDeadline() throws {
         var table = Self.table()
-        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))).first)
         #expect(table.pause(key: "k", now: Self.at(250)).answer)
         #expect(table.pause(key: "k", now: Self.at(260)).answer == false, "paused already")
         #expect(table.remaining(key: "k", now: Self.at(400)) == .milliseconds(750))
@@ -190,40 +199,39 @@ struct CountdownTableTests {
         #expect(table.pause(key: "gone", now: Self.at(0)).answer == false)
     }
 
-    @Test("a cancel retires, unrevoked, an observer with nothing left to deliver, and revokes one with events queued")
+    @Test("a cancel lets go of an observer with nothing left to deliver without touching its gate, and revokes one with events queued")
     func cancelRetiresWhatIsDelivered() throws {
         var table = Self.table()
         let delivered = Ear(), queued = Ear(), streamed = Ear()
-        let first = try table.start(key: "delivered", duration: .seconds(1), observer: delivered.slot, now: Self.at(0))
-        let second = try table.start(key: "queued", duration: .seconds(1), observer: queued.slot, now: Self.at(0))
+        let first = try table.start(key: "delivered", duration: .seconds(1), observer: delivered.observer, now: Self.at(0))
+        let second = try table.start(key: "queued", duration: .seconds(1), observer: queued.observer, now: Self.at(0))
         #expect(second.ticket == first.ticket + 1)
         // The delivery queue delivered the first start's tick, not the second's.
         let below = first.ticket + 1
         let retired = table.cancel(key: "delivered", deliveredBelow: below)
         #expect(retired.answer && retired.persist)
-        #expect(retired.retired === delivered.slot, "handed to the delivery queue to drop")
-        #expect(!retired.effects.contains { if case .revoke = $0 { true } else { false } }, "not revoked")
+        #expect(Self.lettingGo(retired) == 1, "let go of")
+        #expect(!Self.refused(first), "its gate not touched: nothing of it is queued")
         let revoked = table.cancel(key: "queued", deliveredBelow: below)
-        #expect(revoked.retired == nil)
-        #expect(revoked.effects.contains { if case .revoke(let s) = $0 { s === queued.slot } else { false } },
-                "its tick is still queued: revoked")
-        // A stream's slot is revoked however idle, for its end.
-        let third = try table.start(key: "streamed", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
-        _ = table.attach(key: "streamed", observer: streamed.slot, ended: {}, now: Self.at(10))
+        #expect(Self.lettingGo(revoked) == 1)
+        #expect(Self.refused(second), "its tick is still queued: revoked")
+        Self.deliver(second)
+        #expect(queued.heard.isEmpty)
+        // A stream is revoked however idle, for its end.
+        let third = try table.start(key: "streamed", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))
+        let attached = table.attach(key: "streamed", observer: streamed.observer, ended: {}, now: Self.at(10))
         let ended = table.cancel(key: "streamed", deliveredBelow: third.ticket + 100)
-        #expect(ended.retired == nil)
         #expect(ended.effects.contains { if case .endStream = $0 { true } else { false } })
-        #expect(ended.effects.contains { if case .revoke(let s) = $0 { s === streamed.slot } else { false } })
+        #expect(Self.refused(attached))
         #expect(table.activeCount == 0)
-        retired.actions.retired?.release()  // what the driver would hand the delivery queue
     }
 
     @Test("a timer of an earlier occupant of a place is stale, and what its arm made is disarmed")
     func staleAfterReuse() throws {
         var table = Self.table()
-        let old = try #require(Self.arms(try table.start(key: "a", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        let old = try #require(Self.arms(try table.start(key: "a", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))).first)
         _ = table.cancel(key: "a")
-        let new = try #require(Self.arms(try table.start(key: "b", duration: .seconds(1), observer: Ear().slot, now: Self.at(10))).first)
+        let new = try #require(Self.arms(try table.start(key: "b", duration: .seconds(1), observer: Ear().observer, now: Self.at(10))).first)
         #expect(new.index == old.index, "the place was reused")
         #expect(table.fire(old, now: Self.at(100)).answer == .stale)
         let late = table.keep(1, for: old)
@@ -237,7 +245,7 @@ struct CountdownTableTests {
     @Test("a handle kept while paused is woken, not disarmed, and one on its way is kept across a pause")
     func workerAcrossPauses() throws {
         var table = Self.table(arming: .worker)
-        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))).first)
+        let id = try #require(Self.arms(try table.start(key: "k", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))).first)
         // Paused and resumed before the worker was kept: no second worker.
         #expect(Self.arms(table.pause(key: "k", now: Self.at(10))).isEmpty)
         #expect(Self.arms(table.resume(key: "k", now: Self.at(20))).isEmpty, "the worker on its way will do")
@@ -254,7 +262,7 @@ struct CountdownTableTests {
     @Test("a shorter last interval is passed on when the handle arrives")
     func shortenWhenKept() throws {
         var table = CountdownTable<TickCount, Int>(rules: .init(tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: nil))
-        let started = try table.start(key: "k", duration: .milliseconds(150), observer: Ear().slot, now: Self.at(0))
+        let started = try table.start(key: "k", duration: .milliseconds(150), observer: Ear().observer, now: Self.at(0))
         let id = try #require(started.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }.first)
         _ = table.fire(id, now: Self.at(100))  // a tick; 50 ms left, a short interval, no handle yet
         let kept = table.keep(3, for: id)
@@ -265,14 +273,16 @@ struct CountdownTableTests {
     func shutdown() throws {
         var table = Self.table()
         let ears = (0..<3).map { _ in Ear() }
+        var started: [Table.Decision<CountdownStart>] = []
         for (n, ear) in ears.enumerated() {
-            let id = try #require(Self.arms(try table.start(key: "k\(n)", duration: .seconds(1), observer: ear.slot, now: Self.at(0))).first)
+            started.append(try table.start(key: "k\(n)", duration: .seconds(1), observer: ear.observer, now: Self.at(0)))
+            let id = try #require(Self.arms(started[n]).first)
             _ = table.keep(n, for: id)
         }
         let down = table.shutdown()
         #expect(down.answer)
-        let revoked = down.effects.compactMap { if case .revoke(let s) = $0 { s } else { nil } }
-        #expect(ears.allSatisfy { ear in revoked.contains { $0 === ear.slot } })
+        #expect(Self.lettingGo(down) == ears.count, "every observer let go of")
+        #expect(started.allSatisfy(Self.refused), "every observer revoked")
         #expect(Set(down.effects.compactMap { if case .disarm(let h) = $0 { h } else { nil } }) == [0, 1, 2])
         #expect(down.effects.filter { if case .shutDownMechanism = $0 { true } else { false } }.count == 1)
         #expect(table.activeCount == 0)
@@ -289,16 +299,16 @@ struct CountdownTableTests {
             #expect(persist == (expected > 0), "\(what) asks for a write only when it changed something")
             last = table.changes
         }
-        var d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(0))
+        var d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))
         bumped(1, d0.persist, "start")
-        d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().slot, now: Self.at(1))
+        d0 = try table.start(key: "k", duration: .seconds(1), observer: Ear().observer, now: Self.at(1))
         bumped(0, d0.persist, "attach")
         bumped(1, table.pause(key: "k", now: Self.at(2)).persist, "pause")
         bumped(0, table.pause(key: "k", now: Self.at(3)).persist, "pause again")
         bumped(1, table.resume(key: "k", now: Self.at(4)).persist, "resume")
         bumped(1, table.cancel(key: "k").persist, "cancel")
         bumped(0, table.cancel(key: "k").persist, "cancel of nothing")
-        let id = try #require(Self.arms(try table.start(key: "f", duration: .milliseconds(100), observer: Ear().slot, now: Self.at(10))).first)
+        let id = try #require(Self.arms(try table.start(key: "f", duration: .milliseconds(100), observer: Ear().observer, now: Self.at(10))).first)
         last = table.changes
         bumped(1, table.fire(id, now: Self.at(110)).persist, "finish")
     }

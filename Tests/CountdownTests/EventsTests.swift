@@ -63,17 +63,17 @@ struct EventsTests {
         defer { scheduler.shutdown() }
         let s = try #require(scheduler as? KeyedCountdownScheduler)
         try s.start(key: "k", duration: .seconds(30)) { _ in }
-        let starter = try #require(s.observerSlot(key: "k")).identity
+        let starter = try #require(s.observation(key: "k")).registration
         // A child task, so that it runs on the test's own executor as the test does. The stream
         // is made inside it, as `for await event in scheduler.events(key:)` makes it: nothing
         // else holds it when the loop is left.
-        let attached = Locked<ObserverSlot?>(nil)
+        let attached = Locked<ObserverRegistration?>(nil)
         let count = await withTaskGroup(of: Int.self) { group in
             group.addTask {
                 var count = 0
                 for await _ in s.events(key: "k") {
                     count += 1
-                    if count == 1 { attached.withLock { $0 = s.observerSlot(key: "k") } }
+                    if count == 1 { attached.withLock { $0 = s.observation(key: "k")?.registration } }
                     if departure == .breaks && count == 3 { break }
                 }
                 return count
@@ -86,20 +86,17 @@ struct EventsTests {
             }
             return await group.next() ?? -1
         }
-        weak let slot = attached.withLock { $0 }
-        let streamSlot = attached.withLock { $0?.identity }
-        attached.withLock { $0 = nil }
-        // While the stream was heard, its own slot observed the countdown: not the starter's.
-        #expect(streamSlot != nil && streamSlot != starter, "events(key:) did not attach")
+        let stream = attached.withLock { $0 }
+        // While the stream was heard, its own registration observed the countdown: not the starter's.
+        #expect(stream != nil && stream != starter, "events(key:) did not attach")
         if departure == .breaks { #expect(count == 3) }
 
-        // Nothing of the consumer is left: its slot is gone once queued deliveries have run.
+        // Nothing of the consumer is left: the countdown is observed by no one.
         #expect(waitUntil(timeout: .seconds(5)) {
             s.deliveryQueue.sync {}
-            return slot == nil
+            return s.observation(key: "k").map { !$0.observed && $0.registration != stream } ?? false
         }, "the scheduler still holds the departed consumer's observer")
         #expect(count >= 1)
-        #expect(s.observerSlot(key: "k") === ObserverSlot.silent)
         // The countdown runs on, and a screen attaching later is told the time left.
         let left = try #require(s.remaining(key: "k"), "the countdown ended with its consumer")
         settle(.milliseconds(100))
@@ -118,12 +115,11 @@ struct EventsTests {
         defer { scheduler.shutdown() }
         try scheduler.start(key: "k", duration: .seconds(2)) { _ in }
         let consumer = StreamConsumer(scheduler.events(key: "k"), time: .real, stopAfter: 3)
-        weak let slot = scheduler.observerSlot(key: "k")
         #expect(consumer.waitForEnd() == .stopped)
         #expect(waitUntil(timeout: .seconds(5)) {
             scheduler.deliveryQueue.sync {}
-            return slot == nil
-        })
+            return scheduler.observation(key: "k")?.observed == false
+        }, "the scheduler still holds the departed consumer's observer")
         #expect(scheduler.remaining(key: "k") != nil)
     }
 
@@ -144,6 +140,3 @@ struct EventsTests {
     }
 }
 
-private extension ObserverSlot {
-    var identity: ObjectIdentifier { ObjectIdentifier(self) }
-}

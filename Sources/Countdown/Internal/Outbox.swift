@@ -7,15 +7,25 @@
 /// Buffers are swapped and reused, so after warm-up an event allocates nothing here.
 struct Outbox: ~Copyable {
     struct Delivery: Sendable {
-        let slot: ObserverSlot
+        let observer: CountdownObserver
         let event: CountdownEvent
-        /// The pause generation of its countdown when it was decided (see ``ObserverSlot``), or
-        /// ``answer``.
+        /// Its place's gate, read when it is delivered.
+        let gate: DeliveryGate
+        /// The observer's registration at its place (see ``DeliveryGate``).
+        let registration: UInt32
+        /// The pause generation of its countdown when it was decided, or ``answer``.
         let generation: UInt32
 
         /// The generation of a tick that answers a call (a start's, an attach's): no pause
         /// silences it, only a revocation. Pause generations stay below it.
         static let answer = UInt32.max - 1
+
+        /// Calls the observer unless its registration was revoked, or the event was decided
+        /// before the countdown's latest pause. No lock is held during the call, so the
+        /// observer may call back into the scheduler. Only on the delivery queue.
+        func deliver() {
+            if gate.admits(registration: registration, generation: generation) { observer(event) }
+        }
     }
 
     /// A first fire to file, for a mechanism that files its arms on the delivery queue (see
@@ -41,15 +51,6 @@ struct Outbox: ~Copyable {
     private var nextTicket: UInt64 = 0
     /// Events handed over before those of an earlier ticket: they wait for them.
     private var early: [UInt64: SmallList<Delivery>] = [:]
-    /// Observers let go with nothing left to deliver, for the drain to drop (each reference
-    /// taken over from the table, released once).
-    private var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
-
-    deinit {
-        // A retire goes to a queued drain, which holds the scheduler, so none is left here but
-        // by a scheduler released while its queue never ran again: let them go all the same.
-        for slot in retired { slot.release() }
-    }
 
     /// Takes the events of the decision numbered `ticket`, in ticket order, and its arms (none
     /// but for a mechanism that files them on the delivery queue). Returns true when the caller
@@ -77,23 +78,11 @@ struct Outbox: ~Copyable {
         }
     }
 
-    /// Takes over an observer a cancel let go with nothing of it left to deliver, for the drain
-    /// that is queued to drop: the caller never touches it. Returns false, taking nothing, when
-    /// no drain is queued: then the caller drops it, one cache miss, cheaper than a hop to the
-    /// delivery queue and a wake-up of its thread for one sparse cancel.
-    mutating func retire(_ slot: Unmanaged<ObserverSlot>) -> Bool {
-        guard drainQueued else { return false }
-        retired.append(slot)
-        return true
-    }
-
-    /// What a drain takes: the events pending, in order, and the observers to drop.
+    /// What a drain takes: the events pending, in order, and the first fires to file.
     struct Batch {
         var deliveries: ContiguousArray<Delivery> = []
         /// Every ticket below it is in these deliveries or was taken before.
         var through: UInt64 = 0
-        /// Observers to drop, with no lock held.
-        var retired: ContiguousArray<Unmanaged<ObserverSlot>> = []
         /// First fires to file before anything is delivered.
         var arms: ContiguousArray<Arm> = []
         /// Buffers grown past ``Outbox/keptCapacity``, not reused: the drain lets go of them
@@ -114,7 +103,7 @@ struct Outbox: ~Copyable {
     /// will look again); otherwise the drain ends, and the next absorb queues a new one.
     mutating func take(into batch: inout Batch, staying: Bool = false) {
         precondition(
-            batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty, "a batch taken before it was emptied")
+            batch.deliveries.isEmpty && batch.arms.isEmpty, "a batch taken before it was emptied")
         if batch.deliveries.capacity > Self.keptCapacity {
             batch.oversized = batch.deliveries
         } else if batch.deliveries.capacity > spare.capacity {
@@ -124,8 +113,6 @@ struct Outbox: ~Copyable {
         batch.deliveries = pending
         pending = spare
         spare = []
-        // Swapped, so that each side keeps a buffer with room: a retire does not allocate.
-        if !retired.isEmpty { swap(&batch.retired, &retired) }
         if !pendingArms.isEmpty {
             if batch.arms.capacity > Self.keptCapacity { swap(&batch.arms, &batch.oversizedArms) }
             swap(&batch.arms, &pendingArms)
@@ -148,7 +135,7 @@ struct Outbox: ~Copyable {
     /// lock (no buffer is freed under it). A batch still holding something is not kept: what
     /// it holds stays the drain's.
     mutating func keepBatch(_ batch: inout Batch) {
-        guard batch.deliveries.isEmpty && batch.retired.isEmpty && batch.arms.isEmpty,
+        guard batch.deliveries.isEmpty && batch.arms.isEmpty,
             batch.deliveries.capacity <= Self.keptCapacity && batch.arms.capacity <= Self.keptCapacity
         else { return }
         if batch.deliveries.capacity + batch.arms.capacity > spareBatch.deliveries.capacity + spareBatch.arms.capacity {

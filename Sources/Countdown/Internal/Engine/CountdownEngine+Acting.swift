@@ -17,11 +17,6 @@ extension CountdownEngine {
             // so in a dense stream the line stays in this core's cache, read, not written.
             if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
         }
-        if let slot = actions.retired {
-            actions.retired = nil
-            // Dropped here, after the lock, only when no drain is queued to drop it.
-            if !outbox.withLock({ $0.retire(slot) }) { slot.release() }
-        }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { store.changed() }
         if drain && owed { queueDrain() }
@@ -38,9 +33,9 @@ extension CountdownEngine {
         case .disarm(let handle): mechanism.disarm(handle)
         case .wake(let handle): mechanism.wake(handle)
         case .shorten(let handle, let nextFire): mechanism.shorten(handle, nextFire: nextFire)
-        case .revoke(let slot): slot.revoke()
-        case .silence(let slot, let below): slot.silence(below: below)
         case .endStream(let end): end()
+        // Released as the effect is removed: after the lock, for what it captured may go with it.
+        case .letGo: break
         case .shutDownMechanism: mechanism.shutdown()
         case .makeRoom: makeRoom()
         }

@@ -46,7 +46,8 @@ extension CountdownEngine {
     static var turn: UInt64 { 500_000 }
 
     /// Delivers everything decided so far, in order, and what is decided while it runs, until
-    /// nothing is left. A slot revoked meanwhile (cancel, attach, shutdown) stays silent.
+    /// nothing is left. An observer revoked meanwhile (cancel, attach, detach, shutdown), or an
+    /// event decided before its countdown's pause, stays silent (``DeliveryGate``).
     ///
     /// After a ``turn`` it hands the queue back, and a drain queued again goes on.
     ///
@@ -83,23 +84,18 @@ extension CountdownEngine {
                 mechanism.file(batch.arms)
                 batch.arms.removeAll(keepingCapacity: true)
             }
-            // Dropped here, with no lock held: an observer may go with them.
-            for slot in batch.retired { slot.release() }
-            batch.retired.removeAll(keepingCapacity: true)
             let delivering = !batch.deliveries.isEmpty
             if delivering {
                 if let (index, hold) = store.unwrittenFinish(
                     in: batch.deliveries, after: previousHold, changes: { table.withLock { $0.changes } },
                     redrain: { { [weak self] in self?.queueDrain() } })
                 {
-                    for delivery in batch.deliveries[..<index] {
-                        delivery.slot.deliver(delivery.event, generation: delivery.generation)
-                    }
+                    for delivery in batch.deliveries[..<index] { delivery.deliver() }
                     outbox.withLock { $0.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
-                for delivery in batch.deliveries { delivery.slot.deliver(delivery.event, generation: delivery.generation) }
+                for delivery in batch.deliveries { delivery.deliver() }
             }
             if batch.through != published {
                 published = batch.through

@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// Instants are read with the lock held: read before it, they would be stale by however long
 /// the lock took, and a progress that also reads another clock would disagree with them.
-/// Observers are called on the delivery queue without the lock, through an ``ObserverSlot``,
-/// so they may call back in; so may the mechanism's hooks.
+/// Observers are called on the delivery queue without the lock, each delivery checked against
+/// its place's ``DeliveryGate``, so they may call back in; so may the mechanism's hooks.
 final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     typealias Table = CountdownTable<Mechanism.Progress, Mechanism.Handle>
     typealias FireResult = Table.FireResult
@@ -60,23 +60,33 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     {
         // Hashed before the lock, and its index line fetched while the clocks are read.
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
-        let slot = ObserverSlot(observer)
+        // Read before the lock, as a cancel's: a place a finish freed is reused once delivered.
+        let delivered = deliveredBelow.word.load(ordering: .acquiring)
         var actions = Table.Actions()
         let answer = try table.withLock { table throws(CountdownError) in
             table.prefetch(hash)
-            return try table.start(key: key, hash: hash, duration: duration, observer: slot, now: mechanism.now(), &actions)
+            return try table.start(
+                key: key, hash: hash, duration: duration, observer: observer, now: mechanism.now(),
+                deliveredBelow: delivered, &actions)
         }
         carryOut(&actions)
         return answer
     }
 
     func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        attach(key: key, slot: ObserverSlot(observer))
+        var registration: Table.Registration?
+        return attach(key: key, observer: observer, registration: &registration)
     }
 
-    /// `ended`: how to end the stream `slot` feeds, when it is revoked.
-    private func attach(key: String, slot: ObserverSlot, ended: (@Sendable () -> Void)? = nil) -> Duration? {
-        var decision = table.withLock { $0.attach(key: key, observer: slot, ended: ended, now: mechanism.now()) }
+    /// `ended`: how to end the stream `observer` feeds, when it is revoked. `registration`:
+    /// the observer registered, for a detach.
+    private func attach(
+        key: String, observer: @escaping CountdownObserver, ended: (@Sendable () -> Void)? = nil,
+        registration: inout Table.Registration?
+    ) -> Duration? {
+        var decision = table.withLock {
+            $0.attach(key: key, observer: observer, ended: ended, now: mechanism.now(), registration: &registration)
+        }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
@@ -89,16 +99,26 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// Unbounded: a consumer that falls behind is owed at most the countdown's ticks.
     func events(key: String) -> AsyncStream<CountdownEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: CountdownEvent.self)
-        let slot = ObserverSlot { event in
-            continuation.yield(event)
-            if event.kind == .finished { continuation.finish() }
+        var registration: Table.Registration?
+        let attached = attach(
+            key: key,
+            observer: { event in
+                continuation.yield(event)
+                if event.kind == .finished { continuation.finish() }
+            },
+            ended: { continuation.finish() }, registration: &registration)
+        guard attached != nil, let registration else {
+            continuation.finish()
+            return stream
         }
-        continuation.onTermination = { [weak self, weak slot] termination in
-            guard case .cancelled = termination, let slot, let self else { return }
-            var decision = self.table.withLock { $0.detach(key: key, observer: slot) }
+        // Set after the attach, which names the registration: a consumer cannot have gone
+        // before the stream is returned, and an end meanwhile (a cancel, a replacement) ended it
+        // with `.finished`, which detaches nothing.
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination, let self else { return }
+            var decision = self.table.withLock { $0.detach(key: key, registration: registration) }
             self.carryOut(&decision.actions)
         }
-        if attach(key: key, slot: slot, ended: { continuation.finish() }) == nil { continuation.finish() }
         return stream
     }
 
@@ -129,10 +149,10 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         table.withLock { $0.remaining(key: key, now: mechanism.now()) }
     }
 
-    /// The slot observing the countdown under `key`: what the table still holds of an
-    /// observer (``ObserverSlot/silent`` when nobody observes it). For tests.
-    func observerSlot(key: String) -> ObserverSlot? {
-        table.withLock { $0.observer(of: key) }
+    /// Who observes the countdown under `key`: its observer's registration, and whether
+    /// anyone is registered (nobody is once a stream's consumer went away). For tests.
+    func observation(key: String) -> (registration: Table.Registration, observed: Bool)? {
+        table.withLock { $0.observation(of: key) }
     }
 
     var activeKeys: [String] { table.withLock { $0.activeKeys } }

@@ -44,12 +44,15 @@ extension EngineBacked {
 
     public func waitUntilStored() { engine.waitUntilStored() }
 
-    fileprivate func engineObserverSlot(key: String) -> ObserverSlot? { engine.observerSlot(key: key) }
+    fileprivate func engineObservation(key: String) -> (registration: ObserverRegistration, observed: Bool)? {
+        engine.observation(key: key)
+    }
 }
 
 extension KeyedCountdownScheduler {
-    /// What the scheduler still holds of the observer of `key`'s countdown. For tests.
-    func observerSlot(key: String) -> ObserverSlot? {
-        (self as? any EngineBacked)?.engineObserverSlot(key: key)
+    /// Who observes `key`'s countdown: its observer's registration, and whether anyone is
+    /// registered. For tests.
+    func observation(key: String) -> (registration: ObserverRegistration, observed: Bool)? {
+        (self as? any EngineBacked)?.engineObservation(key: key)
     }
 }

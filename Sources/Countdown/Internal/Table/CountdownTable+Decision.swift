@@ -7,12 +7,11 @@ extension CountdownTable {
         /// A handle kept while paused: look at the table again (paused, resumed, gone).
         case wake(Handle)
         case shorten(Handle, nextFire: MonotonicInstant)
-        /// The observer hears nothing more, from before the operation returns.
-        case revoke(ObserverSlot)
-        /// The observer hears nothing decided before its countdown's pause `below` (a tick
-        /// already queued when the countdown was paused).
-        case silence(ObserverSlot, below: UInt32)
         case endStream(@Sendable () -> Void)
+        /// An observer the table let go of (cancelled, replaced, detached, shut down): released
+        /// after the lock, for what it captured may go with it. (Its queued events hold their
+        /// own references; its gate already refuses them.)
+        case letGo(CountdownObserver)
         /// Every countdown was retired at a shutdown: end the mechanism's threads.
         case shutDownMechanism
         /// The slab is growing: make room for more places (``makeRoom()``) off the caller's
@@ -30,7 +29,6 @@ extension CountdownTable {
         var events: SmallList<Outbox.Delivery> { actions.events }
         var ticket: UInt64 { actions.ticket }
         var persist: Bool { actions.persist }
-        var retired: ObserverSlot? { actions.retired?.takeUnretainedValue() }
     }
 
     /// What an operation left the engine to do. Not generic over the answer, so that the
@@ -44,12 +42,6 @@ extension CountdownTable {
         var ticket: UInt64 = 0
         /// A change the store keeps was made: ask for a write.
         var persist = false
-        /// An observer let go with nothing of it left to deliver: it is not revoked (a cache
-        /// miss at a million countdowns), and a drain already queued drops it, so that the
-        /// caller does not release it either (another); with none queued, the caller does. The
-        /// table's reference, held unmanaged: a decision may be copied on its way, and a copy
-        /// of a managed one retains it. The engine takes it over.
-        var retired: Unmanaged<ObserverSlot>?
         /// First fires for the drain to file, for a shared due-queue (``ArmingStyle/sharedDueQueue``).
         var arms = SmallList<Outbox.Arm>()
     }
@@ -75,19 +67,24 @@ extension CountdownTable {
         var serial: UInt32 = 0
         var arm: UInt32 = 0
         /// The mechanism's timer for it, as far as the table knows. (Before `state`: with no
-        /// handle, the two fill the 8 bytes before the key, and a place stays within 112.)
+        /// handle, the two fill the 8 bytes before the key, and a place stays within 120.)
         var timer = TimerState<Handle>.none
         /// Whether the place holds a countdown, and whether it runs.
         var state = CountdownState.vacant
         var key = ""
         /// The key's hash, so that a finish leaves the index without hashing the key again.
         var keyHash = KeyIndex.Hash(value: 0)
-        var slot: ObserverSlot?
+        /// Who hears the countdown; nil when nobody does (its stream's consumer went away, or
+        /// it was restored from a store), and then nothing is decided for it.
+        var observer: CountdownObserver?
         var progress: Progress
         /// Counts the pauses of the countdowns this place held: events decided before a pause
-        /// carry a lower one, and the slot drops them (nothing of a paused countdown is heard,
+        /// carry a lower one, and the gate drops them (nothing of a paused countdown is heard,
         /// not even what was already queued).
         var generation: UInt32 = 0
+        /// Counts the observers this place's countdowns had: a delivery carries the one it was
+        /// decided for, and the place's ``DeliveryGate`` refuses those revoked.
+        var registration: UInt32 = 0
         /// The ticket of the last decision that gave an event to this place's observer: once
         /// every ticket up to it is delivered, nothing of the observer is left in the queue.
         var lastTicket: UInt64 = 0

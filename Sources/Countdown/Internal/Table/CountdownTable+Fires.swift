@@ -82,15 +82,14 @@ extension CountdownTable {
     /// Where a place keeps what a fire reaches through it, read as raw bits by the prefetch,
     /// which must not retain (an atomic write to a line not yet fetched) what it only hints at.
     struct PlaceLayout {
-        let slot = MemoryLayout<Place>.offset(of: \Place.slot)!
         let key = MemoryLayout<Place>.offset(of: \Place.key)!
         let keyHash = MemoryLayout<Place>.offset(of: \Place.keyHash)!
         let progress = MemoryLayout<Place>.offset(of: \Place.progress)!
     }
 
     /// How far ahead of the fire at hand a batch's places are fetched, and how far the lines
-    /// they lead to: the observer's slot and the key's storage (which the fire's event
-    /// retains) and, for a fire that may finish, the key's entry in the index. A batch's
+    /// they lead to: the key's storage (which the fire's event retains; the observer's context,
+    /// retained too, has no offset a key path gives in a generic place, and is not fetched) and, for a fire that may finish, the key's entry in the index. A batch's
     /// countdowns are at random places among a million: each of those lines is a miss of
     /// about 150 ns here, and taken one after the other they were most of a fire's time.
     static var placeLead: Int { 16 }
@@ -110,7 +109,6 @@ extension CountdownTable {
         guard near < batch.count, Int(batch[near].index) < places.count else { return }
         places.withElementPointer(at: Int(batch[near].index)) { place in
             let bytes = UnsafeRawPointer(place)
-            countdown_prefetch(UnsafeRawPointer(bitPattern: bytes.load(fromByteOffset: layout.slot, as: UInt.self)))
             let keyObject = bytes.load(fromByteOffset: layout.key + MemoryLayout<UInt>.size, as: UInt.self)
             countdown_prefetch(UnsafeRawPointer(bitPattern: keyObject & Self.stringAddressMask))
             let progress = (bytes + layout.progress).assumingMemoryBound(to: Progress.self)

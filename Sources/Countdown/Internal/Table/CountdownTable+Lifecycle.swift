@@ -27,7 +27,7 @@ extension CountdownTable {
             case .finished:
                 finishCountdown(index, &decision.actions)
             case .tick(let remaining):
-                emit(places[index].slot!, .tick(places[index].key, remaining), at: index, &decision.actions)
+                emit(.tick(places[index].key, remaining), at: index, &decision.actions)
                 places[index].arm &+= 1
                 retime(index, &decision.actions)
                 recordChange(&decision.actions)
@@ -80,11 +80,11 @@ extension CountdownTable {
             if countdown.isPaused {
                 // Paused with no timer, as `pause` leaves it; `resume` arms one.
                 progress.pause(at: now)
-                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, observer: nil, progress: progress, &decision.actions)
                 places[Int(id.index)].state = .paused
                 decision.answer.paused[countdown.key] = countdown.remaining
             } else {
-                let id = occupy(key: countdown.key, probe, slot: .silent, progress: progress, &decision.actions)
+                let id = occupy(key: countdown.key, probe, observer: nil, progress: progress, &decision.actions)
                 arm(Int(id.index), &decision.actions)
                 decision.answer.running[countdown.key] = countdown.remaining
             }
@@ -122,11 +122,14 @@ extension CountdownTable {
         isShutDown = true
         for index in places.indices where places[index].state.isOccupied {
             // The whole index goes below: no key leaves it one by one (a cache miss each).
-            let (_, slot, handle) = vacate(index, keyRemoved: true, &decision.actions)
-            retire(slot, rules.arming.disarmsEachOnShutdown ? handle : nil, &decision.actions)
+            revoke(index, &decision.actions)
+            let (_, handle) = vacate(index, keyRemoved: true, &decision.actions)
+            if rules.arming.disarmsEachOnShutdown, let handle { decision.actions.effects.append(.disarm(handle)) }
         }
         places.removeAll()
         freePlaces = []
+        finishedPlaces = []
+        finishedHead = 0
         indexByKey = KeyIndex(hasher: indexByKey.hasher)
         decision.actions.effects.append(.shutDownMechanism)
         decision.answer = true

@@ -42,24 +42,27 @@ extension CountdownTable {
     }
 
     /// Occupies a free place with the countdown under `key`, which `probe` did not find, and
-    /// enters it in the index.
-    mutating func occupy(key: String, _ probe: KeyIndex.Probe, slot: ObserverSlot, progress: Progress, _ actions: inout Actions)
-        -> CountdownID
-    {
+    /// enters it in the index: a place a cancel freed, the last first; else the first place a
+    /// finish freed if its finish is below `deliveredBelow` (delivered); else a new one.
+    mutating func occupy(
+        key: String, _ probe: KeyIndex.Probe, observer: CountdownObserver?, progress: Progress,
+        deliveredBelow: UInt64 = 0, _ actions: inout Actions
+    ) -> CountdownID {
         let index: Int
         let id: CountdownID
         // One access to the place, not one per field (each goes through two arrays' checks).
-        if let free = freePlaces.popLast() {
+        if let free = freePlaces.popLast() ?? takeFinishedPlace(deliveredBelow: deliveredBelow) {
             index = Int(free)
-            id = Self.occupy(&places[index], at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
+            id = Self.occupy(&places[index], at: index, key: key, hash: probe.hash, observer: observer, progress: progress)
         } else {
             index = places.count
             // Room for every place to be freed, made while none is free: reserved empty, it
             // costs an allocation and no copy. Grown later by doubling, it copied millions of
             // entries under the lock as a burst of finishes freed their places.
             if freePlaces.capacity <= index { freePlaces.reserveCapacity(2 * (index + 1)) }
+            if finishedPlaces.capacity <= index { finishedPlaces.reserveCapacity(2 * (index + 1)) }
             var place = Place(progress: progress)
-            id = Self.occupy(&place, at: index, key: key, hash: probe.hash, slot: slot, progress: progress)
+            id = Self.occupy(&place, at: index, key: key, hash: probe.hash, observer: observer, progress: progress)
             if places.append(consume place) { actions.effects.append(.makeRoom) }
         }
         indexByKey.insert(probe, place: UInt32(index))
@@ -68,11 +71,14 @@ extension CountdownTable {
     }
 
     static func occupy(
-        _ place: inout Place, at index: Int, key: String, hash: KeyIndex.Hash, slot: ObserverSlot, progress: Progress
+        _ place: inout Place, at index: Int, key: String, hash: KeyIndex.Hash, observer: CountdownObserver?,
+        progress: Progress
     ) -> CountdownID {
         place.key = key
         place.keyHash = hash
-        place.slot = slot
+        place.observer = observer
+        // A new registration: above every one its gate refuses.
+        place.registration &+= 1
         place.progress = progress
         place.state = .running
         place.serial &+= 1
@@ -80,28 +86,45 @@ extension CountdownTable {
         return CountdownID(index: UInt32(index), serial: place.serial, arm: place.arm)
     }
 
-    /// Empties the place, and returns what the countdown held; every id that named the place
-    /// becomes stale. `keyRemoved`: the caller already took the key out of the index.
+    /// The first place a finish freed, if everything decided for it was delivered.
+    mutating func takeFinishedPlace(deliveredBelow: UInt64) -> UInt32? {
+        guard finishedHead < finishedPlaces.count else { return nil }
+        let index = finishedPlaces[finishedHead]
+        guard places[Int(index)].lastTicket < deliveredBelow else { return nil }
+        finishedHead += 1
+        if finishedHead == finishedPlaces.count {
+            finishedPlaces.removeAll(keepingCapacity: true)
+            finishedHead = 0
+        } else if finishedHead >= 4_096 && finishedHead * 2 >= finishedPlaces.count {
+            // Taken half: what is left moves to the front (each entry moves at most once a
+            // doubling of the ones taken, so a take costs O(1) on average).
+            finishedPlaces.removeFirst(finishedHead)
+            finishedHead = 0
+        }
+        return index
+    }
+
+    /// Empties the place, and returns what the countdown held but its observer (the caller
+    /// revokes it, or lets it go, or hands it its finish); every id that named the place
+    /// becomes stale. The caller files the place as free (``freePlaces``) or finished
+    /// (``finishedPlaces``). `keyRemoved`: the caller already took the key out of the index.
     mutating func vacate(_ index: Int, keyRemoved: Bool = false, _ actions: inout Actions)
-        -> (key: String, slot: ObserverSlot, handle: Handle?)
+        -> (key: String, handle: Handle?)
     {
-        let (key, keyHash, slot, handle) = Self.vacate(&places[index])
+        let (key, keyHash, handle) = Self.vacate(&places[index])
         recordChange(&actions)
         if !keyRemoved { indexByKey.remove(keyHash, place: UInt32(index)) }
-        freePlaces.append(UInt32(index))
-        return (key, slot, handle)
+        return (key, handle)
     }
 
     /// One access to the place, not one per field.
-    static func vacate(_ place: inout Place)
-        -> (key: String, keyHash: KeyIndex.Hash, slot: ObserverSlot, handle: Handle?)
-    {
+    static func vacate(_ place: inout Place) -> (key: String, keyHash: KeyIndex.Hash, handle: Handle?) {
         var key = ""
         swap(&key, &place.key)
         place.state = .vacant
         place.serial &+= 1
         place.arm &+= 1
-        return (key, place.keyHash, place.slot.take()!, place.timer.release())
+        return (key, place.keyHash, place.timer.release())
     }
 
     /// The one place the store's change count moves.
@@ -161,16 +184,17 @@ extension CountdownTable {
         arm(index, &actions)
     }
 
-    /// Replaces the observer of the countdown at `index` with `slot`'s, and tells it the time
+    /// Replaces the observer of the countdown at `index` with `observer`, and tells it the time
     /// left at once; returns that time.
-    mutating func attach(at index: Int, slot: ObserverSlot, now: Moment, _ actions: inout Actions) -> Duration {
-        revoke(places[index].slot!, &actions)
-        places[index].slot = slot
+    mutating func attach(at index: Int, observer: CountdownObserver?, now: Moment, _ actions: inout Actions) -> Duration {
+        revoke(index, &actions)
+        places[index].observer = observer
+        places[index].registration &+= 1
         let remaining = places[index].progress.remaining(at: now)
         places[index].progress.told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { emit(slot, .tick(places[index].key, remaining), told: true, at: index, &actions) }
+        if remaining > .zero { emit(.tick(places[index].key, remaining), told: true, at: index, &actions) }
         return remaining
     }
 
@@ -180,7 +204,7 @@ extension CountdownTable {
             finishCountdown(index, &actions)
             return .finished
         case .tick(let remaining):
-            emit(places[index].slot!, .tick(places[index].key, remaining), at: index, &actions)
+            emit(.tick(places[index].key, remaining), at: index, &actions)
             let nextFire = places[index].progress.nextFire
             // Without a handle yet, `keep` shortens it.
             if places[index].progress.nextIntervalIsShort, let handle = places[index].timer.handle {
@@ -193,39 +217,44 @@ extension CountdownTable {
     }
 
     /// The countdown at `index` finished: its place is freed before its observer hears it, and
-    /// the stream it fed ends with that finish.
+    /// the stream it fed ends with that finish. The place is reused once the finish was
+    /// delivered (``finishedPlaces``): until then its gate must refuse nothing of this observer.
     mutating func finishCountdown(_ index: Int, _ actions: inout Actions) {
-        let (key, slot, handle) = vacate(index, &actions)
+        let (key, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
-        if !streamEnds.isEmpty { streamEnds.removeValue(forKey: ObjectIdentifier(slot)) }
-        emit(slot, .finished(key), at: index, &actions)
+        if !streamEnds.isEmpty { streamEnds.removeValue(forKey: UInt32(index)) }
+        emit(.finished(key), at: index, &actions)
+        // Its queued deliveries hold their own references: the place lets go of it.
+        if let observer = places[index].observer.take() { actions.effects.append(.letGo(observer)) }
+        finishedPlaces.append(UInt32(index))
     }
 
-    /// A countdown that ends without a finish: its observer hears nothing more.
-    mutating func retire(_ slot: ObserverSlot, _ handle: Handle?, _ actions: inout Actions) {
-        revoke(slot, &actions)
-        if let handle { actions.effects.append(.disarm(handle)) }
-    }
-
-    /// Silences `slot`; a stream it fed ends.
-    mutating func revoke(_ slot: ObserverSlot, _ actions: inout Actions) {
-        actions.effects.append(.revoke(slot))
-        if !streamEnds.isEmpty, let end = streamEnds.removeValue(forKey: ObjectIdentifier(slot)) {
+    /// Silences the observer of the countdown at `index` from before the call returns: its
+    /// gate refuses its registration (and every earlier one); the place lets go of it, after
+    /// the lock; a stream it fed ends.
+    mutating func revoke(_ index: Int, _ actions: inout Actions) {
+        gates.gate(at: index).revoke(below: places[index].registration &+ 1)
+        if let observer = places[index].observer.take() { actions.effects.append(.letGo(observer)) }
+        if !streamEnds.isEmpty, let end = streamEnds.removeValue(forKey: UInt32(index)) {
             actions.effects.append(.endStream(end))
         }
     }
 
-    /// Decides an event for `slot`, of the countdown at `index`, stamped with its pause
-    /// generation, or, when it answers a call (`told`: the tick a start or an attach tells at
-    /// once), with one no pause silences. A decision's first event gives its events their place
-    /// in the order of all events (the ticket the outbox takes them by).
-    mutating func emit(_ slot: ObserverSlot, _ event: CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
+    /// Decides an event for the observer of the countdown at `index`, stamped with its
+    /// registration and pause generation, or, when it answers a call (`told`: the tick a start
+    /// or an attach tells at once), with a generation no pause silences. Nothing, when nobody
+    /// observes it. A decision's first event gives its events their place in the order of all
+    /// events (the ticket the outbox takes them by).
+    mutating func emit(_ event: CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
+        guard let observer = places[index].observer else { return }
         if actions.events.isEmpty {
             actions.ticket = nextTicket
             nextTicket &+= 1
         }
         let generation = told ? Outbox.Delivery.answer : places[index].generation
         places[index].lastTicket = actions.ticket
-        actions.events.append(Outbox.Delivery(slot: slot, event: event, generation: generation))
+        actions.events.append(Outbox.Delivery(
+            observer: observer, event: event, gate: gates.gate(at: index),
+            registration: places[index].registration, generation: generation))
     }
 }

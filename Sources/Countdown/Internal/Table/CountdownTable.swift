@@ -3,8 +3,9 @@
 ///
 /// Every operation takes the instant it happens at and returns a ``Decision``: its answer, and
 /// the ``Actions`` the engine carries out once it has let go of the table's lock (hand events to
-/// the outbox, arm or disarm a timer, revoke an observer, end a stream, ask for a store
-/// write). Nothing here locks, reads a clock, touches a timer or calls an observer, so the
+/// the outbox, arm or disarm a timer, let go of an observer, end a stream, ask for a store
+/// write). The one thing written for another thread is a place's ``DeliveryGate``, under the
+/// lock: a revocation holds from before the call returns. Nothing here locks, reads a clock, touches a timer or calls an observer, so the
 /// contract's transitions are tested with made-up instants, and a mechanism's hooks, run by
 /// the engine, may call back into the scheduler.
 ///
@@ -36,10 +37,19 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     let layout = PlaceLayout()
     var indexByKey = KeyIndex()
     var places = ChunkedArray<Place>()
+    /// Places freed by a cancel (or a shutdown), reused last freed first: nothing of their
+    /// last registration can be heard any more (revoked, or all delivered).
     var freePlaces: [UInt32] = []
-    /// How to end the event stream each attached stream's slot feeds. Kept here, not in every
-    /// slot: a slot is read on every delivery, and a million of them stay smaller.
-    var streamEnds: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    /// Places freed by a finish, in the order of their finishes' tickets: one is reused only
+    /// once its finish has been delivered (see ``DeliveryGate``). A FIFO: `finishedPlaces`
+    /// from `finishedHead` on.
+    var finishedPlaces: [UInt32] = []
+    var finishedHead = 0
+    /// Every place's gate, which deliveries read without the lock.
+    var gates = DeliveryGates()
+    /// How to end the stream each place's observer feeds, for those that feed one
+    /// (``attach(key:observer:ended:now:)`` with an end), once it is revoked.
+    var streamEnds: [UInt32: @Sendable () -> Void] = [:]
     /// The ticket of the next decision that decides events.
     var nextTicket: UInt64 = 0
     var isShutDown = false
@@ -51,6 +61,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// Between ``enteredBackground(now:boot:)`` and the foreground.
     var isInBackground = false
 
+    typealias Registration = ObserverRegistration
+
     init(rules: Rules) {
         self.rules = rules
         tick = TickLength(rules.tick)
@@ -58,10 +70,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     // MARK: - The scheduler's API
 
-    mutating func start(key: String, duration: Duration, observer slot: ObserverSlot, now: Moment)
+    mutating func start(key: String, duration: Duration, observer: CountdownObserver?, now: Moment)
         throws(CountdownError) -> Decision<CountdownStart>
     {
-        try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: slot, now: now)
+        try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: observer, now: now)
     }
 
     /// What hashes every key, the same for the table's whole life: a caller may hash a key
@@ -79,20 +91,26 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     mutating func prefetch(_ hash: KeyIndex.Hash) { indexByKey.prefetchHome(hash) }
 
     /// `hash`: `key` hashed by `keyHasher`.
-    mutating func start(key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment)
-        throws(CountdownError) -> Decision<CountdownStart>
-    {
+    mutating func start(
+        key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
+        deliveredBelow: UInt64 = 0
+    ) throws(CountdownError) -> Decision<CountdownStart> {
         var decision = Decision(answer: CountdownStart.started)
-        decision.answer = try start(key: key, hash: hash, duration: duration, observer: slot, now: now, &decision.actions)
+        decision.answer = try start(
+            key: key, hash: hash, duration: duration, observer: observer, now: now, deliveredBelow: deliveredBelow,
+            &decision.actions)
         return decision
     }
 
     /// The same, deciding into the caller's `actions` (empty): the engine's start, the call
     /// made a million times in a row. A decision returned through the lock's closure was copied
     /// twice on its way (two `memcpy`s a start in callgrind's profile).
+    ///
+    /// `deliveredBelow`: as a cancel's; a place freed by a finish is reused once its finish is
+    /// below it. No allocation: the observer goes in the place.
     mutating func start(
-        key: String, hash: KeyIndex.Hash, duration: Duration, observer slot: ObserverSlot, now: Moment,
-        _ actions: inout Actions
+        key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
+        deliveredBelow: UInt64 = 0, _ actions: inout Actions
     ) throws(CountdownError) -> CountdownStart {
         guard !key.isEmpty else { throw .emptyKey }
         guard duration > .zero else { throw .nonPositiveDuration(duration) }
@@ -102,34 +120,49 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         guard !isShutDown else { throw .shutDown }
         let probe = probe(key, hash)
         if let index = probe.place {
-            return .attached(remaining: attach(at: Int(index), slot: slot, now: now, &actions))
+            return .attached(remaining: attach(at: Int(index), observer: observer, now: now, &actions))
         }
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
         let progress = Progress(duration: duration, tick: tick, at: now)
-        let id = occupy(key: key, probe, slot: slot, progress: progress, &actions)
+        let id = occupy(
+            key: key, probe, observer: observer, progress: progress, deliveredBelow: deliveredBelow, &actions)
         arm(id, key: key, firstFire: progress.nextFire, &actions)
-        emit(slot, .tick(key, duration), told: true, at: Int(id.index), &actions)
+        emit(.tick(key, duration), told: true, at: Int(id.index), &actions)
         return .started
     }
 
-    /// `ended`: how to end the stream `slot` feeds, once it is revoked.
-    mutating func attach(key: String, observer slot: ObserverSlot, ended: (@Sendable () -> Void)? = nil, now: Moment)
+    /// `ended`: how to end the stream `observer` feeds, once it is revoked.
+    mutating func attach(key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment)
         -> Decision<Duration?>
     {
+        var registration: Registration?
+        return attach(key: key, observer: observer, ended: ended, now: now, registration: &registration)
+    }
+
+    /// The same, naming the observer it registered in `registration` (left nil when there is
+    /// no countdown under `key`), for a detach.
+    mutating func attach(
+        key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment,
+        registration: inout Registration?
+    ) -> Decision<Duration?> {
         var decision = Decision<Duration?>(answer: nil)
         guard let index = place(of: key) else { return decision }
-        if let ended { streamEnds[ObjectIdentifier(slot)] = ended }
-        decision.answer = attach(at: index, slot: slot, now: now, &decision.actions)
+        decision.answer = attach(at: index, observer: observer, now: now, &decision.actions)
+        let number = places[index].registration
+        if let ended { streamEnds[UInt32(index)] = ended }
+        registration = Registration(place: UInt32(index), number: number)
         return decision
     }
 
-    /// Takes `slot`'s observer off the countdown under `key`, if it still observes it; the
-    /// countdown runs on, observed by no one.
-    mutating func detach(key: String, observer slot: ObserverSlot) -> Decision<Void> {
+    /// Takes the observer `registration` names off the countdown under `key`, if it still
+    /// observes it; the countdown runs on, observed by no one.
+    mutating func detach(key: String, registration: Registration) -> Decision<Void> {
         var decision = Decision(answer: ())
-        guard let index = place(of: key), places[index].slot === slot else { return decision }
-        revoke(slot, &decision.actions)
-        places[index].slot = .silent
+        guard let index = place(of: key), UInt32(index) == registration.place,
+            places[index].registration == registration.number
+        else { return decision }
+        revoke(index, &decision.actions)
+        places[index].registration &+= 1  // nobody's: refused by nothing, told nothing
         return decision
     }
 
@@ -153,14 +186,15 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let probe = probe(key, hash)
         guard let index = probe.place else { return false }
         indexByKey.remove(probe)
-        let idle = places[Int(index)].lastTicket < deliveredBelow
-        let (_, slot, handle) = vacate(Int(index), keyRemoved: true, &actions)
-        // A stream's slot is revoked all the same: its end is an effect.
-        if idle && (streamEnds.isEmpty || streamEnds[ObjectIdentifier(slot)] == nil) {
-            actions.retired = Unmanaged.passRetained(consume slot)
-        } else {
-            revoke(slot, &actions)
+        // Idle, nothing of it queued: its gate is left as it is (at a million countdowns, a
+        // cache miss saved). A stream is revoked all the same: its end is an effect.
+        if places[Int(index)].lastTicket >= deliveredBelow || (!streamEnds.isEmpty && streamEnds[index] != nil) {
+            revoke(Int(index), &actions)
+        } else if let observer = places[Int(index)].observer.take() {
+            actions.effects.append(.letGo(observer))
         }
+        let (_, handle) = vacate(Int(index), keyRemoved: true, &actions)
+        freePlaces.append(index)
         if let handle { actions.effects.append(.disarm(handle)) }
         return true
     }
@@ -182,7 +216,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         if paused {
             places[index].progress.pause(at: now)
             if places[index].generation < Outbox.Delivery.answer - 1 { places[index].generation += 1 }
-            decision.actions.effects.append(.silence(places[index].slot!, below: places[index].generation))
+            gates.gate(at: index).silence(below: places[index].generation)
             stopTimer(index, &decision.actions)
         } else {
             places[index].progress.resume(at: now)
@@ -197,9 +231,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         place(of: key).map { places[$0].progress.remaining(at: now) }
     }
 
-    /// The slot observing the countdown under `key` (``ObserverSlot/silent`` when nobody does).
-    func observer(of key: String) -> ObserverSlot? {
-        place(of: key).flatMap { places[$0].slot }
+    /// Who observes the countdown under `key`, if there is one: its observer's registration,
+    /// and whether anyone is registered (nobody is once a stream's consumer went away).
+    func observation(of key: String) -> (registration: Registration, observed: Bool)? {
+        place(of: key).map { (Registration(place: UInt32($0), number: places[$0].registration), places[$0].observer != nil) }
     }
 
     var activeKeys: [String] {
