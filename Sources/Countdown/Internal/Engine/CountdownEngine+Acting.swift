@@ -17,6 +17,8 @@ extension CountdownEngine {
             // so in a dense stream the line stays in this core's cache, read, not written.
             if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
         }
+        // Released here, after the lock: what it captured may go with it.
+        if actions.letGo != nil { actions.letGo = nil }
         actions.effects.removeAll { perform($0) }
         if persist && actions.persist { store.changed() }
         if drain && owed { queueDrain() }

@@ -42,6 +42,10 @@ extension CountdownTable {
         var ticket: UInt64 = 0
         /// A change the store keeps was made: ask for a write.
         var persist = false
+        /// The observer a cancel let go of with nothing of it left to deliver: released by the
+        /// engine after the lock (a field of its own, not an effect: the call made a million
+        /// times in a row skips the effects' list).
+        var letGo: CountdownObserver?
         /// First fires for the drain to file, for a shared due-queue (``ArmingStyle/sharedDueQueue``).
         var arms = SmallList<Outbox.Arm>()
     }

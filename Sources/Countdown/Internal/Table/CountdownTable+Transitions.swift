@@ -245,7 +245,11 @@ extension CountdownTable {
     /// or an attach tells at once), with a generation no pause silences. Nothing, when nobody
     /// observes it. A decision's first event gives its events their place in the order of all
     /// events (the ticket the outbox takes them by).
-    mutating func emit(_ event: CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
+    ///
+    /// Inlined: not inlined, each event went through its value witnesses on its way into the
+    /// delivery (callgrind: about 200 instructions more a fire).
+    @inline(__always)
+    mutating func emit(_ event: consuming CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
         guard let observer = places[index].observer else { return }
         if actions.events.isEmpty {
             actions.ticket = nextTicket

@@ -190,8 +190,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         // cache miss saved). A stream is revoked all the same: its end is an effect.
         if places[Int(index)].lastTicket >= deliveredBelow || (!streamEnds.isEmpty && streamEnds[index] != nil) {
             revoke(Int(index), &actions)
-        } else if let observer = places[Int(index)].observer.take() {
-            actions.effects.append(.letGo(observer))
+        } else {
+            // Taken out whole (the place's field left nil, moved, not copied), for the caller
+            // to let go of after the lock.
+            actions.letGo = places[Int(index)].observer.take()
         }
         let (_, handle) = vacate(Int(index), keyRemoved: true, &actions)
         freePlaces.append(index)
