@@ -114,7 +114,7 @@ struct CountdownTableModelTests {
         /// A countdown's observer that is let go (cancel, replaced) is let go of by the same decision.
         func expectLetGo<A>(_ ear: Ear?, by decision: Table.Decision<A>, _ what: String) throws {
             guard ear != nil else { return }
-            let lets = decision.effects.contains { if case .letGo = $0 { true } else { false } }
+            let lets = decision.actions.letGo != nil || decision.effects.contains { if case .letGo = $0 { true } else { false } }
             try expect(lets, "\(what) did not let go of the observer it replaced")
         }
 
