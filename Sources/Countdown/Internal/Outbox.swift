@@ -24,7 +24,17 @@ struct Outbox: ~Copyable {
         /// before the countdown's latest pause. No lock is held during the call, so the
         /// observer may call back into the scheduler. Only on the delivery queue.
         func deliver() {
-            if gate.admits(registration: registration, generation: generation) { observer(event) }
+            guard gate.admits(registration: registration, generation: generation) else { return }
+            observer(event)
+        }
+
+        /// The same, for the delivery at `delivery`, read in place, field by field.
+        @inline(__always)
+        static func deliver(at delivery: UnsafePointer<Delivery>) {
+            guard delivery.pointee.gate.admits(
+                registration: delivery.pointee.registration, generation: delivery.pointee.generation)
+            else { return }
+            delivery.pointee.observer(delivery.pointee.event)
         }
     }
 

@@ -45,6 +45,17 @@ extension CountdownEngine {
     /// delivered whole: a slow observer still delays what comes after it.)
     static var turn: UInt64 { 500_000 }
 
+    /// Delivers the first `count` of `deliveries`, in order, each read where it lies: a loop
+    /// over the array, or over its buffer, copied each delivery whole to read its gate (its
+    /// observer and its event's key retained, then released: callgrind, about 80 instructions
+    /// an event).
+    static func deliver(_ deliveries: borrowing ContiguousArray<Outbox.Delivery>, upTo count: Int) {
+        deliveries.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return }
+            for index in 0..<count { Outbox.Delivery.deliver(at: first + index) }
+        }
+    }
+
     /// Delivers everything decided so far, in order, and what is decided while it runs, until
     /// nothing is left. An observer revoked meanwhile (cancel, attach, detach, shutdown), or an
     /// event decided before its countdown's pause, stays silent (``DeliveryGate``).
@@ -90,12 +101,12 @@ extension CountdownEngine {
                     in: batch.deliveries, after: previousHold, changes: { table.withLock { $0.changes } },
                     redrain: { { [weak self] in self?.queueDrain() } })
                 {
-                    for delivery in batch.deliveries[..<index] { delivery.deliver() }
+                    Self.deliver(batch.deliveries, upTo: index)
                     outbox.withLock { $0.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
-                for delivery in batch.deliveries { delivery.deliver() }
+                Self.deliver(batch.deliveries, upTo: batch.deliveries.count)
             }
             if batch.through != published {
                 published = batch.through
