@@ -66,9 +66,14 @@ struct DeliveryGates {
     /// value witnesses (callgrind: about 200 instructions more a fire).
     @inline(__always)
     mutating func gate(at index: Int) -> DeliveryGate {
-        let chunk = index >> Self.chunkShift
-        if chunk >= chunks.count { makeChunks(through: chunk) }
-        return DeliveryGate(word: chunks[chunk] + (index & (Self.chunkSize - 1)))
+        if index >> Self.chunkShift >= chunks.count { makeChunks(through: index >> Self.chunkShift) }
+        return DeliveryGate(word: word(at: index))
+    }
+
+    /// The word of the place at `index`, whose chunk was made.
+    @inline(__always)
+    private func word(at index: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        chunks[index >> Self.chunkShift] + (index & (Self.chunkSize - 1))
     }
 
     @inline(never)
@@ -78,27 +83,27 @@ struct DeliveryGates {
 
     /// Where the gate of the place at `index` is, for a prefetch; nil when it was never made.
     func address(of index: Int) -> UnsafeRawPointer? {
-        let chunk = index >> Self.chunkShift
-        guard chunk < chunks.count else { return nil }
-        return UnsafeRawPointer(chunks[chunk] + (index & (Self.chunkSize - 1)))
+        index >> Self.chunkShift < chunks.count ? UnsafeRawPointer(word(at: index)) : nil
     }
 
     private mutating func append() {
         let chunk = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: Self.chunkSize)
         for offset in 0..<Self.chunkSize { (chunk + offset).initialize(to: Atomic(0)) }
         chunks.append(chunk)
-        storage.keep(chunk, count: Self.chunkSize)
+        storage.keep(chunk)
     }
 
-    /// Owns the chunks: a table is a value, copied by tests, and its copies share them.
+    /// Owns the chunks: a table is a value, copied by tests, and its copies share them. (The
+    /// table reads its own array of them, not this one: a class's array is an exclusivity
+    /// check on every event.)
     private final class Storage {
-        private var chunks: [(UnsafeMutablePointer<Atomic<UInt64>>, Int)] = []
+        private var chunks: [UnsafeMutablePointer<Atomic<UInt64>>] = []
 
-        func keep(_ chunk: UnsafeMutablePointer<Atomic<UInt64>>, count: Int) { chunks.append((chunk, count)) }
+        func keep(_ chunk: UnsafeMutablePointer<Atomic<UInt64>>) { chunks.append(chunk) }
 
         deinit {
-            for (chunk, count) in chunks {
-                chunk.deinitialize(count: count)
+            for chunk in chunks {
+                chunk.deinitialize(count: DeliveryGates.chunkSize)
                 chunk.deallocate()
             }
         }

@@ -24,11 +24,11 @@ struct Outbox: ~Copyable {
         /// before the countdown's latest pause. No lock is held during the call, so the
         /// observer may call back into the scheduler. Only on the delivery queue.
         func deliver() {
-            guard gate.admits(registration: registration, generation: generation) else { return }
-            observer(event)
+            withUnsafePointer(to: self) { Self.deliver(at: $0) }
         }
 
-        /// The same, for the delivery at `delivery`, read in place, field by field.
+        /// The same, for the delivery at `delivery`, read in place, field by field (the drain's
+        /// loop: a delivery read whole was copied, observer and key retained, to read its gate).
         @inline(__always)
         static func deliver(at delivery: UnsafePointer<Delivery>) {
             guard delivery.pointee.gate.admits(

@@ -88,12 +88,13 @@ extension CountdownTable {
     }
 
     /// How far ahead of the fire at hand a batch's places are fetched, and how far the lines
-    /// they lead to: the key's storage (which the fire's event retains; the observer's context,
-    /// retained too, has no offset a key path gives in a generic place, and is not fetched) and
-    /// the place's gate (which the drain reads for the event, on this thread, once the batch is
-    /// decided: fetched here, it was a miss of its own for every event) and, for a fire that may finish, the key's entry in the index. A batch's
-    /// countdowns are at random places among a million: each of those lines is a miss of
-    /// about 150 ns here, and taken one after the other they were most of a fire's time.
+    /// they lead to: the key's storage, which the fire's event retains (the observer's context,
+    /// retained too, has no offset a key path gives in a generic place, and is not fetched); the
+    /// place's gate, which the drain reads for the event on this thread once the batch is
+    /// decided (left unfetched, it was a miss of its own for every event); and, for a fire that may
+    /// finish, the key's entry in the index. A batch's countdowns are at random places among a
+    /// million: each of those lines is a miss of about 150 ns here, and taken one after the
+    /// other they were most of a fire's time.
     static var placeLead: Int { 16 }
     static var referenceLead: Int { 8 }
 

@@ -224,8 +224,10 @@ extension CountdownTable {
         if let handle { actions.effects.append(.disarm(handle)) }
         if !streamEnds.isEmpty { streamEnds.removeValue(forKey: UInt32(index)) }
         emit(.finished(key), at: index, &actions)
-        // Its queued deliveries hold their own references: the place lets go of it.
-        if let observer = places[index].observer.take() { actions.effects.append(.letGo(observer)) }
+        // Let go of here, under the lock, and no effect made for it (a million finishes a second
+        // at the end of a wave): the finish just decided holds the observer too, so this is never
+        // the last reference, and nothing it captured can go under the lock.
+        places[index].observer = nil
         finishedPlaces.append(UInt32(index))
     }
 

@@ -5,9 +5,9 @@
 /// the ``Actions`` the engine carries out once it has let go of the table's lock (hand events to
 /// the outbox, arm or disarm a timer, let go of an observer, end a stream, ask for a store
 /// write). The one thing written for another thread is a place's ``DeliveryGate``, under the
-/// lock: a revocation holds from before the call returns. Nothing here locks, reads a clock, touches a timer or calls an observer, so the
-/// contract's transitions are tested with made-up instants, and a mechanism's hooks, run by
-/// the engine, may call back into the scheduler.
+/// lock: a revocation holds from before the call returns. Nothing here locks, reads a clock,
+/// touches a timer or calls an observer, so the contract's transitions are tested with made-up
+/// instants, and a mechanism's hooks, run by the engine, may call back into the scheduler.
 ///
 /// Countdowns live in a slab: a countdown is a place (an integer) in a chunked array, found
 /// from its key through a sharded ``KeyIndex``, and timers name it by place, never by key, so a
