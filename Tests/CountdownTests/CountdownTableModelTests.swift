@@ -85,7 +85,7 @@ struct CountdownTableModelTests {
         static func ms(_ instant: MonotonicInstant) -> Int { Int((instant.nanoseconds - origin) / 1_000_000) }
 
         /// Carries out a decision as a driver would: timers into the list, handles kept at once;
-        /// its events are queued, for ``deliver(_:)``.
+        /// its events, taken from the table's outbox, are queued for ``deliver(_:)``.
         mutating func carryOut<A>(_ decision: Table.Decision<A>) throws {
             for effect in decision.effects {
                 if case .arm(let id, _, let firstFire) = effect {
@@ -94,13 +94,18 @@ struct CountdownTableModelTests {
                     try carryOut(table.keep(nextHandle, for: id))
                 }
             }
-            guard !decision.events.isEmpty else { return }
-            try expect(decision.ticket == nextTicket, "ticket \(decision.ticket) decided after \(nextTicket)")
-            nextTicket += 1
-            for delivery in decision.events {
-                lastTicket[delivery.event.key] = decision.ticket
-                pending.append((decision.ticket, delivery))
+            // Taken from the table's outbox, as a drain takes them: numbered in the order of
+            // every event decided.
+            let events = table.outbox.takePending()
+            guard !events.isEmpty else { return }
+            let first = table.outbox.decided - UInt64(events.count)
+            try expect(first == nextTicket, "events from ticket \(first) decided after \(nextTicket)")
+            for (offset, delivery) in events.enumerated() {
+                let ticket = first + UInt64(offset)
+                lastTicket[delivery.event.key] = ticket
+                pending.append((ticket, delivery))
             }
+            nextTicket = table.outbox.decided
         }
 
         /// Delivers the first `count` events queued (all, when nil), in order.

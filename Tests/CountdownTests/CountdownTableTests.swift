@@ -28,16 +28,37 @@ struct CountdownTableTests {
         lazy var observer: CountdownObserver = { [unowned self] in self.heard.append($0) }
     }
 
-    /// Delivers the events a decision holds, as the delivery queue would.
-    static func deliver<A>(_ decision: Table.Decision<A>) {
-        for delivery in decision.events { delivery.deliver() }
+    /// What one call decided: its decision, and the events it put in the table's outbox, taken
+    /// from there as a drain takes them. Reads as the decision does (`answer`, `effects`).
+    @dynamicMemberLookup
+    struct Decided<A> {
+        let decision: Table.Decision<A>
+        let events: ContiguousArray<Outbox.Delivery>
+        /// The ticket of its first event: the count of events decided before the call.
+        let ticket: UInt64
+
+        subscript<T>(dynamicMember path: KeyPath<Table.Decision<A>, T>) -> T { decision[keyPath: path] }
     }
 
-    /// Whether every event `decision` decided is refused now by its place's gate (its observer
+    /// Makes `call` on `table`, and takes the events it decided (what earlier calls left in the
+    /// outbox is dropped first, delivered by nobody).
+    static func decide<A>(_ table: inout Table, _ call: (inout Table) throws -> Table.Decision<A>) rethrows -> Decided<A> {
+        _ = table.outbox.takePending()
+        let ticket = table.outbox.decided
+        let decision = try call(&table)
+        return Decided(decision: decision, events: table.outbox.takePending(), ticket: ticket)
+    }
+
+    /// Delivers the events a call decided, as the delivery queue would.
+    static func deliver<A>(_ decided: Decided<A>) {
+        for delivery in decided.events { delivery.deliver() }
+    }
+
+    /// Whether every event a call decided is refused now by its place's gate (its observer
     /// was revoked, or its countdown paused since): none of them would be heard.
-    static func refused<A>(_ decision: Table.Decision<A>) -> Bool {
-        !decision.events.isEmpty
-            && decision.events.allSatisfy { !$0.gate.admits(registration: $0.registration, generation: $0.generation) }
+    static func refused<A>(_ decided: Decided<A>) -> Bool {
+        !decided.events.isEmpty
+            && decided.events.allSatisfy { !$0.gate.admits(registration: $0.registration, generation: $0.generation) }
     }
 
     /// How many observers `decision` let go of (released after the lock).
@@ -48,6 +69,10 @@ struct CountdownTableTests {
     static func arms<A>(_ decision: Table.Decision<A>) -> [CountdownID] {
         decision.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }
     }
+
+    static func arms<A>(_ decided: Decided<A>) -> [CountdownID] { arms(decided.decision) }
+
+    static func lettingGo<A>(_ decided: Decided<A>) -> Int { lettingGo(decided.decision) }
 
     @Test("bad input throws and changes nothing")
     func badInput() throws {
@@ -90,20 +115,20 @@ struct CountdownTableTests {
     func startAndAttach() throws {
         var table = Self.table()
         let first = Ear(), second = Ear()
-        let started = try table.start(key: "k", duration: .seconds(1), observer: first.observer, now: Self.at(0))
+        let started = try Self.decide(&table) { try $0.start(key: "k", duration: .seconds(1), observer: first.observer, now: Self.at(0)) }
         #expect(started.answer == .started)
         #expect(started.persist)
         #expect(Self.arms(started).count == 1)
         Self.deliver(started)
         #expect(first.heard == [.tick("k", .seconds(1))])
 
-        let attached = try table.start(key: "k", duration: .seconds(5), observer: second.observer, now: Self.at(300))
+        let attached = try Self.decide(&table) { try $0.start(key: "k", duration: .seconds(5), observer: second.observer, now: Self.at(300)) }
         #expect(attached.answer == .attached(remaining: .milliseconds(700)), "not restarted, not extended")
         #expect(!attached.persist, "an attach changes nothing the store keeps")
         #expect(Self.arms(attached).isEmpty)
         #expect(Self.refused(started), "the old observer is revoked")
         #expect(Self.lettingGo(attached) == 1, "and let go of")
-        #expect(attached.ticket > started.ticket, "its events come after the start's")
+        #expect(attached.ticket >= started.ticket + UInt64(started.events.count), "its events come after the start's")
         Self.deliver(started)
         Self.deliver(attached)
         #expect(second.heard == [.tick("k", .milliseconds(700))])
@@ -121,7 +146,7 @@ struct CountdownTableTests {
         var disarmed: [Int] = []
         while case .continues(let next) = result {
             now = Int((next.nanoseconds - Self.origin) / 1_000_000)
-            let fired = table.fire(id, now: Self.at(now))
+            let fired = Self.decide(&table) { $0.fire(id, now: Self.at(now)) }
             Self.deliver(fired)
             result = fired.answer
             disarmed += fired.effects.compactMap { if case .disarm(let h) = $0 { h } else { nil } }
@@ -140,14 +165,14 @@ struct CountdownTableTests {
     func nothingAfterCancel() throws {
         var table = Self.table()
         let ear = Ear()
-        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0))
+        let started = try Self.decide(&table) { try $0.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0)) }
         let id = try #require(Self.arms(started).first)
         let cancelled = table.cancel(key: "k")
         #expect(cancelled.answer && cancelled.persist)
         #expect(Self.refused(started) && Self.lettingGo(cancelled) == 1, "revoked and let go of")
         #expect(table.cancel(key: "k").answer == false, "a second cancel finds nothing")
         for ms in [100, 1000] {
-            let fired = table.fire(id, now: Self.at(ms))
+            let fired = Self.decide(&table) { $0.fire(id, now: Self.at(ms)) }
             #expect(fired.answer == .stale)
             #expect(fired.events.isEmpty, "no event decided for the cancelled countdown")
         }
@@ -157,11 +182,11 @@ struct CountdownTableTests {
     func pauseSilencesQueuedTicks() throws {
         var table = Self.table()
         let ear = Ear()
-        let started = try table.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0))
+        let started = try Self.decide(&table) { try $0.start(key: "k", duration: .seconds(1), observer: ear.observer, now: Self.at(0)) }
         let id = try #require(Self.arms(started).first)
-        let queued = table.fire(id, now: Self.at(100))  // decided, not yet delivered
+        let queued = Self.decide(&table) { $0.fire(id, now: Self.at(100)) }  // decided, not yet delivered
         #expect(queued.events.isEmpty == false)
-        let paused = table.pause(key: "k", now: Self.at(150))
+        #expect(table.pause(key: "k", now: Self.at(150)).answer)
         #expect(Self.refused(queued), "the tick queued before the pause is refused from the pause on")
         #expect(!Self.refused(started), "not the start's answer")
         Self.deliver(started)
@@ -171,7 +196,7 @@ struct CountdownTableTests {
         #expect(ear.heard == [.tick("k", .seconds(1))], "the start's tick was dropped, or the timer's heard while paused")
         let resumed = table.resume(key: "k", now: Self.at(400))
         let again = try #require(Self.arms(resumed).first)
-        let next = table.fire(again, now: Self.at(450))
+        let next = Self.decide(&table) { $0.fire(again, now: Self.at(450)) }
         Self.deliver(next)
         // The grid moved by the 250 ms paused: the tick due at 200 comes at 450, with 800 ms left.
         #expect(ear.heard.last == .tick("k", .milliseconds(800)), "the tick after the resume was not heard")
@@ -203,9 +228,9 @@ struct CountdownTableTests {
     func cancelRetiresWhatIsDelivered() throws {
         var table = Self.table()
         let delivered = Ear(), queued = Ear(), streamed = Ear()
-        let first = try table.start(key: "delivered", duration: .seconds(1), observer: delivered.observer, now: Self.at(0))
-        let second = try table.start(key: "queued", duration: .seconds(1), observer: queued.observer, now: Self.at(0))
-        #expect(second.ticket == first.ticket + 1)
+        let first = try Self.decide(&table) { try $0.start(key: "delivered", duration: .seconds(1), observer: delivered.observer, now: Self.at(0)) }
+        let second = try Self.decide(&table) { try $0.start(key: "queued", duration: .seconds(1), observer: queued.observer, now: Self.at(0)) }
+        #expect(first.events.count == 1 && second.ticket == first.ticket + 1, "an event's ticket is its place in the order of all events")
         // The delivery queue delivered the first start's tick, not the second's.
         let below = first.ticket + 1
         let retired = table.cancel(key: "delivered", deliveredBelow: below)
@@ -218,8 +243,8 @@ struct CountdownTableTests {
         Self.deliver(second)
         #expect(queued.heard.isEmpty)
         // A stream is revoked however idle, for its end.
-        let third = try table.start(key: "streamed", duration: .seconds(1), observer: Ear().observer, now: Self.at(0))
-        let attached = table.attach(key: "streamed", observer: streamed.observer, ended: {}, now: Self.at(10))
+        let third = try Self.decide(&table) { try $0.start(key: "streamed", duration: .seconds(1), observer: Ear().observer, now: Self.at(0)) }
+        let attached = Self.decide(&table) { $0.attach(key: "streamed", observer: streamed.observer, ended: {}, now: Self.at(10)) }
         let ended = table.cancel(key: "streamed", deliveredBelow: third.ticket + 100)
         #expect(ended.effects.contains { if case .endStream = $0 { true } else { false } })
         #expect(Self.refused(attached))
@@ -273,16 +298,16 @@ struct CountdownTableTests {
     func shutdown() throws {
         var table = Self.table()
         let ears = (0..<3).map { _ in Ear() }
-        var started: [Table.Decision<CountdownStart>] = []
+        var started: [Decided<CountdownStart>] = []
         for (n, ear) in ears.enumerated() {
-            started.append(try table.start(key: "k\(n)", duration: .seconds(1), observer: ear.observer, now: Self.at(0)))
+            started.append(try Self.decide(&table) { try $0.start(key: "k\(n)", duration: .seconds(1), observer: ear.observer, now: Self.at(0)) })
             let id = try #require(Self.arms(started[n]).first)
             _ = table.keep(n, for: id)
         }
         let down = table.shutdown()
         #expect(down.answer)
         #expect(Self.lettingGo(down) == ears.count, "every observer let go of")
-        #expect(started.allSatisfy(Self.refused), "every observer revoked")
+        #expect(started.allSatisfy { Self.refused($0) }, "every observer revoked")
         #expect(Set(down.effects.compactMap { if case .disarm(let h) = $0 { h } else { nil } }) == [0, 1, 2])
         #expect(down.effects.filter { if case .shutDownMechanism = $0 { true } else { false } }.count == 1)
         #expect(table.activeCount == 0)

@@ -14,10 +14,12 @@ struct DeliveryGateTests {
     static func at(_ ms: Int) -> Moment { CountdownTableTests.at(ms) }
 
     static func start(_ table: inout Table, _ key: String, _ ear: Ear, ms: Int, deliveredBelow: UInt64 = 0,
-                      duration: Duration = .milliseconds(250)) throws -> Table.Decision<CountdownStart> {
-        try table.start(
-            key: key, hash: KeyIndex.Hash(key, hasher: table.keyHasher), duration: duration, observer: ear.observer,
-            now: at(ms), deliveredBelow: deliveredBelow)
+                      duration: Duration = .milliseconds(250)) throws -> CountdownTableTests.Decided<CountdownStart> {
+        try CountdownTableTests.decide(&table) {
+            try $0.start(
+                key: key, hash: KeyIndex.Hash(key, hasher: $0.keyHasher), duration: duration, observer: ear.observer,
+                now: at(ms), deliveredBelow: deliveredBelow)
+        }
     }
 
     static func place(_ table: Table, _ key: String) throws -> UInt32 {
@@ -26,15 +28,15 @@ struct DeliveryGateTests {
 
     /// Fires `key`'s countdown, armed as `started` says, until it finishes; returns the finish's
     /// decision, its events not delivered.
-    static func finish(_ table: inout Table, _ started: Table.Decision<CountdownStart>, ms: Int) throws
-        -> Table.Decision<CountdownTable<DeadlineTrack, Int>.FireResult>
+    static func finish(_ table: inout Table, _ started: CountdownTableTests.Decided<CountdownStart>, ms: Int) throws
+        -> CountdownTableTests.Decided<Table.FireResult>
     {
         let id = try #require(CountdownTableTests.arms(started).first)
         _ = table.keep(1, for: id)
         var now = ms
         while true {
             now += 50
-            let fired = table.fire(id, now: at(now))
+            let fired = CountdownTableTests.decide(&table) { $0.fire(id, now: at(now)) }
             if fired.answer == .finished { return fired }
             CountdownTableTests.deliver(fired)
         }
@@ -90,7 +92,7 @@ struct DeliveryGateTests {
         let starter = Ear(), stream = Ear(), later = Ear()
         _ = try Self.start(&table, "k", starter, ms: 0, duration: .seconds(5))
         var registration: ObserverRegistration?
-        let attached = table.attach(key: "k", observer: stream.observer, ended: { }, now: Self.at(10), registration: &registration)
+        let attached = CountdownTableTests.decide(&table) { $0.attach(key: "k", observer: stream.observer, ended: { }, now: Self.at(10), registration: &registration) }
         let named = try #require(registration)
         let detached = table.detach(key: "k", registration: named)
         #expect(detached.effects.contains { if case .endStream = $0 { true } else { false } })
@@ -98,7 +100,7 @@ struct DeliveryGateTests {
         #expect(CountdownTableTests.refused(attached), "the stream's queued tick is refused")
         #expect(table.observation(of: "k")?.observed == false)
         // Nothing is decided for a countdown nobody observes.
-        let resumed = table.attach(key: "k", observer: later.observer, now: Self.at(20))
+        let resumed = CountdownTableTests.decide(&table) { $0.attach(key: "k", observer: later.observer, now: Self.at(20)) }
         #expect(table.detach(key: "k", registration: named).effects.isEmpty, "a stale registration detaches nothing")
         #expect(table.observation(of: "k")?.observed == true)
         CountdownTableTests.deliver(resumed)

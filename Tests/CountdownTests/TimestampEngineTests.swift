@@ -333,91 +333,84 @@ struct TimestampEngineTests {
 
     @Test("arms alone are work for the outbox: the first queues a drain, and the drain that takes them stays queued until it finds nothing")
     func outboxTakesArmsAsWork() {
-        func arms(_ indices: UInt32...) -> SmallList<Outbox.Arm> {
-            var list = SmallList<Outbox.Arm>()
-            for index in indices {
-                list.append(Outbox.Arm(id: CountdownID(index: index, serial: 0, arm: 1), firstFire: MonotonicInstant(nanoseconds: 7)))
-            }
-            return list
-        }
         var outbox = Outbox()
-        var none = SmallList<Outbox.Delivery>()
-        var first = arms(1), second = arms(2, 3)
-        #expect(outbox.absorb(&none, ticket: 0, arms: &first), "no drain was queued")
-        #expect(!outbox.absorb(&none, ticket: 0, arms: &second), "the drain queued takes them too")
-        #expect(first.isEmpty && second.isEmpty, "moved into the outbox")
+        /// Appends first fires for `indices`; whether one of them asked for a drain.
+        func arms(_ indices: UInt32...) -> Bool {
+            var owed = false
+            for index in indices {
+                let arm = Outbox.Arm(id: CountdownID(index: index, serial: 0, arm: 1), firstFire: MonotonicInstant(nanoseconds: 7))
+                owed = outbox.append(arm) || owed
+            }
+            return owed
+        }
+        #expect(arms(1), "no drain was queued")
+        #expect(!arms(2, 3), "the drain queued takes them too")
         var batch = Outbox.Batch()
         outbox.take(into: &batch)
         #expect(batch.arms.map(\.id.index) == [1, 2, 3])
         #expect(batch.deliveries.isEmpty)
+        #expect(batch.through == 0, "first fires are not events: no ticket")
         batch.arms.removeAll()
         // The drain took something: it looks again, so an arm meanwhile queues no second drain.
-        var third = arms(4)
-        #expect(!outbox.absorb(&none, ticket: 0, arms: &third))
+        #expect(!arms(4))
         outbox.take(into: &batch)
         #expect(batch.arms.map(\.id.index) == [4])
         batch.arms.removeAll()
         // It found nothing and ended: the next arm queues a drain.
         outbox.take(into: &batch)
         #expect(batch.arms.isEmpty)
-        var fifth = arms(5)
-        #expect(outbox.absorb(&none, ticket: 0, arms: &fifth))
+        #expect(arms(5))
     }
 
     @Test("a drain's buffers go to the next drain: what is decided after it ends is appended into a buffer with room, not one grown again by doubling")
     func outboxKeepsTheBatchBuffersForTheNextDrain() {
-        func deliveries(_ count: Int) -> SmallList<Outbox.Delivery> {
-            var list = SmallList<Outbox.Delivery>()
-            for _ in 0..<count { list.append(Outbox.Delivery.unheard(.tick("k", .seconds(1)))) }
-            return list
-        }
         var outbox = Outbox()
-        var none = SmallList<Outbox.Arm>()
-        var ticket: UInt64 = 0
-        func absorb(_ count: Int) -> Bool {
-            var events = deliveries(count)
-            defer { ticket += 1 }
-            return outbox.absorb(&events, ticket: ticket, arms: &none)
+        /// Appends `count` events, as decisions do one at a time; whether one asked for a drain.
+        func append(_ count: Int) -> Bool {
+            var owed = false
+            for _ in 0..<count { owed = outbox.append(Outbox.Delivery.unheard(.tick("k", .seconds(1)))) || owed }
+            return owed
         }
-        #expect(absorb(1_000))
+        #expect(append(1_000))
         // A drain, as `drain` runs one: it takes, delivers (meanwhile 500 more are decided),
         // takes again, finds nothing the third time, and ends.
         var first = Outbox.Batch()
         outbox.reuseBatch(&first)
         outbox.take(into: &first)
         #expect(first.deliveries.count == 1_000)
+        #expect(first.through == 1_000, "every ticket below the thousandth taken")
         let room = first.deliveries.capacity
-        #expect(!absorb(500))
+        #expect(!append(500))
         first.deliveries.removeAll(keepingCapacity: true)
         outbox.take(into: &first)
-        #expect(first.deliveries.count == 500)
+        #expect(first.deliveries.count == 500 && first.through == 1_500)
         first.deliveries.removeAll(keepingCapacity: true)
         outbox.take(into: &first)
         #expect(first.deliveries.isEmpty)
         outbox.keepBatch(&first)
         // The next drain: the events decided one at a time (starts) before and while it runs go
         // into the buffers the last one had, with room for a thousand.
-        #expect(absorb(1), "the last drain ended")
+        #expect(append(1), "the last drain ended")
         var second = Outbox.Batch()
         outbox.reuseBatch(&second)
         outbox.take(into: &second)
         #expect(second.deliveries.count == 1)
-        #expect(!absorb(1))
-        #expect(!absorb(1))
+        #expect(!append(1))
+        #expect(!append(1))
         second.deliveries.removeAll(keepingCapacity: true)
         outbox.take(into: &second)
         #expect(second.deliveries.count == 2)
         #expect(second.deliveries.capacity >= room, "the two events were appended into a buffer grown from empty")
+        #expect(outbox.decided == 1_503)
     }
 
     @Test("a buffer a backlog grew past the kept capacity is let go of once emptied, not kept for the scheduler's life")
     func outboxLetsGoOfABacklogsBuffers() {
         let kept = Outbox.keptCapacity
         var outbox = Outbox()
-        var none = SmallList<Outbox.Arm>()
-        var backlog = SmallList<Outbox.Delivery>()
-        for _ in 0..<2 * kept { backlog.append(Outbox.Delivery.unheard(.tick("k", .seconds(1)))) }
-        #expect(outbox.absorb(&backlog, ticket: 0, arms: &none))
+        var owed = false
+        for _ in 0..<2 * kept { owed = outbox.append(Outbox.Delivery.unheard(.tick("k", .seconds(1)))) || owed }
+        #expect(owed)
         var batch = Outbox.Batch()
         outbox.reuseBatch(&batch)
         outbox.take(into: &batch)
@@ -432,9 +425,7 @@ struct TimestampEngineTests {
         var next = Outbox.Batch()
         outbox.reuseBatch(&next)
         #expect(next.deliveries.capacity <= kept)
-        var one = SmallList<Outbox.Delivery>()
-        one.append(Outbox.Delivery.unheard(.tick("k", .seconds(1))))
-        _ = outbox.absorb(&one, ticket: 1, arms: &none)
+        _ = outbox.append(Outbox.Delivery.unheard(.tick("k", .seconds(1))))
         outbox.take(into: &next)
         #expect(next.deliveries.count == 1 && next.deliveries.capacity <= kept)
         // A drain's batch past the kept capacity is not kept either.

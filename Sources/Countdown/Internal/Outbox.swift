@@ -1,11 +1,12 @@
 /// Events the table decided, waiting for the delivery queue, in the order they were decided.
 ///
-/// Each decision's events come with a ticket numbered under the table's lock; they are handed
-/// over after it is released, and taken in ticket order, so events decided on two threads are
-/// heard in the order they were decided. The delivery queue takes all that is pending as one
-/// batch: a wake-up that decides a thousand events costs one hop to the queue, not a thousand.
+/// It is a field of the table, filled under the table's lock as each event is decided (a
+/// decision appends its events where they go, in the order of all decisions, with nothing to
+/// hand over after the lock), and emptied a batch at a time by the drain, which takes all that
+/// is pending in one short hold of the same lock: a wake-up that decides a thousand events, or
+/// a burst of a million starts, costs one hop to the delivery queue per batch, not per event.
 /// Buffers are swapped and reused, so after warm-up an event allocates nothing here.
-struct Outbox: ~Copyable {
+struct Outbox {
     struct Delivery: Sendable {
         let observer: CountdownObserver
         let event: CountdownEvent
@@ -57,36 +58,42 @@ struct Outbox: ~Copyable {
     /// leaves one queued behind whatever was queued meanwhile).
     var isDrainQueued: Bool { drainQueued }
 
-    /// The ticket whose events are taken next.
-    private var nextTicket: UInt64 = 0
-    /// Events handed over before those of an earlier ticket: they wait for them.
-    private var early: [UInt64: SmallList<Delivery>] = [:]
+    /// How many events were ever decided: the next one's ticket, its place in the order of all
+    /// events. A drain that took them all has delivered every ticket below it.
+    private(set) var decided: UInt64 = 0
 
-    /// Takes the events of the decision numbered `ticket`, in ticket order, and its arms (none
-    /// but for a mechanism that files them on the delivery queue). Returns true when the caller
-    /// must queue a drain (none is queued yet).
-    mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64, arms: inout SmallList<Arm>) -> Bool {
-        if !arms.isEmpty { arms.moveAll(into: &pendingArms) }
-        if !events.isEmpty { absorb(&events, ticket: ticket) }
-        guard !(pending.isEmpty && pendingArms.isEmpty), !drainQueued else { return false }
+    /// Appends `delivery`, decided now, after every event decided before it. Returns true when
+    /// the caller must queue a drain (none is queued yet).
+    @inline(__always)
+    mutating func append(_ delivery: consuming Delivery) -> Bool {
+        pending.append(delivery)
+        decided &+= 1
+        return claimDrain()
+    }
+
+    /// Appends a first fire to file (a mechanism that files its arms on the delivery queue).
+    /// Returns true when the caller must queue a drain.
+    mutating func append(_ arm: Arm) -> Bool {
+        pendingArms.append(arm)
+        return claimDrain()
+    }
+
+    @inline(__always)
+    private mutating func claimDrain() -> Bool {
+        guard !drainQueued else { return false }
         drainQueued = true
         return true
     }
 
-    private mutating func absorb(_ events: inout SmallList<Delivery>, ticket: UInt64) {
-        guard ticket == nextTicket else {
-            assert(ticket &- nextTicket < 1 << 32, "ticket \(ticket) handed over twice, or never numbered")
-            early[ticket] = events
-            events = SmallList()
-            return
-        }
-        events.moveAll(into: &pending)
-        nextTicket &+= 1
-        while !early.isEmpty, var next = early.removeValue(forKey: nextTicket) {
-            next.moveAll(into: &pending)
-            nextTicket &+= 1
-        }
+    /// The events pending, in order, for tests that read what a table decided: taken, as a
+    /// drain takes them, but delivered by nobody.
+    mutating func takePending() -> ContiguousArray<Delivery> {
+        defer { pending = [] }
+        return pending
     }
+
+    /// The first fires pending, for tests.
+    var armsPending: ContiguousArray<Arm> { pendingArms }
 
     /// What a drain takes: the events pending, in order, and the first fires to file.
     struct Batch {
@@ -110,7 +117,7 @@ struct Outbox: ~Copyable {
     /// (emptied by the drain, so that no observer goes under this lock) are kept for reuse.
     /// While events keep coming the drain stays queued, so appends in the meantime queue no
     /// second hop. With nothing pending, `staying` keeps the drain queued (it lingers and
-    /// will look again); otherwise the drain ends, and the next absorb queues a new one.
+    /// will look again); otherwise the drain ends, and the next append queues a new one.
     mutating func take(into batch: inout Batch, staying: Bool = false) {
         precondition(
             batch.deliveries.isEmpty && batch.arms.isEmpty, "a batch taken before it was emptied")
@@ -127,7 +134,7 @@ struct Outbox: ~Copyable {
             if batch.arms.capacity > Self.keptCapacity { swap(&batch.arms, &batch.oversizedArms) }
             swap(&batch.arms, &pendingArms)
         }
-        batch.through = nextTicket
+        batch.through = decided
     }
 
     /// The buffers of the last drain's batch, emptied, for the next drain: a drain ends at each
@@ -164,7 +171,7 @@ struct Outbox: ~Copyable {
     private var held: Hold?
 
     /// Puts `deliveries` back before everything pending, held until the store has written the
-    /// change count `through`. The drain stays queued, so no absorb queues another: the writer
+    /// change count `through`. The drain stays queued, so no append queues another: the writer
     /// queues it again.
     mutating func hold(_ deliveries: ArraySlice<Delivery>, count: Int, through: UInt64) {
         var front = ContiguousArray(deliveries)

@@ -1,6 +1,6 @@
-/// A list that keeps a single element inline: what one operation on one countdown decides (an
-/// event, a timer to arm) fits without an allocation. From the second element on, all of them
-/// live in one array, so a batch can be handed over whole.
+/// A list that keeps a single element inline: what one operation on one countdown decides (a
+/// timer to arm or disarm) fits without an allocation. From the second element on, all of them
+/// live in one array.
 struct SmallList<Element>: Sequence {
     /// Set only while the list holds exactly one element.
     private var single: Element?
@@ -22,10 +22,6 @@ struct SmallList<Element>: Sequence {
 
     var isEmpty: Bool { single == nil && many.isEmpty }
 
-    mutating func reserveCapacity(_ capacity: Int) {
-        if capacity > 1 { many.reserveCapacity(capacity) }
-    }
-
     /// Hands every element to `body`, in order, and leaves the list empty. A single element
     /// is moved out, not copied.
     mutating func removeAll(_ body: (Element) throws -> Void) rethrows {
@@ -33,20 +29,6 @@ struct SmallList<Element>: Sequence {
         let all = many
         many = []
         for element in all { try body(element) }
-    }
-
-    /// Appends every element to `destination`, in order, and leaves the list empty. Into an
-    /// empty destination a batch is swapped in whole: no element is copied.
-    mutating func moveAll(into destination: inout ContiguousArray<Element>) {
-        if let element = single.take() {
-            destination.append(element)
-        } else if destination.isEmpty {
-            swap(&destination, &many)
-            many = []
-        } else {
-            destination.append(contentsOf: many)
-            many = []
-        }
     }
 
     func makeIterator() -> IndexingIterator<ContiguousArray<Element>> {

@@ -2,25 +2,23 @@ import CountdownSupport
 
 /// What the engine does once the table decided and the lock is released.
 extension CountdownEngine {
-    /// Does what a decision left to do: its events (and, for a shared due-queue, its first
-    /// fires) to the outbox, then its effects in order, then a write of the store and a drain.
-    /// `drain`: queue the drain the events owe; false when the caller, on the delivery queue,
-    /// delivers them itself. Returns whether a drain was owed. (Taken `inout`, so that nothing
-    /// is copied on the way.)
+    /// Does what a decision left to do: its effects in order, then a write of the store and,
+    /// when it put the first things in the outbox (under the lock, as it decided them), a drain.
+    /// `drain`: queue the drain owed; false when the caller, on the delivery queue, delivers
+    /// them itself. Returns whether a drain was owed. (Taken `inout`, so that nothing is copied
+    /// on the way.)
     @discardableResult
     func carryOut(_ actions: inout Table.Actions, persist: Bool = true, drain: Bool = true) -> Bool {
-        var owed = false
-        if !actions.events.isEmpty || !actions.arms.isEmpty {
-            let ticket = actions.ticket
-            owed = outbox.withLock { $0.absorb(&actions.events, ticket: ticket, arms: &actions.arms) }
+        if actions.handover != .nothing {
             // Stored only when clear: a lingering drain clears it only when it takes the events,
             // so in a dense stream the line stays in this core's cache, read, not written.
             if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
         }
         // Released here, after the lock: what it captured may go with it.
         if actions.letGo != nil { actions.letGo = nil }
-        actions.effects.removeAll { perform($0) }
+        if !actions.effects.isEmpty { actions.effects.removeAll { perform($0) } }
         if persist && actions.persist { store.changed() }
+        let owed = actions.handover == .owingDrain
         if drain && owed { queueDrain() }
         return owed
     }

@@ -21,7 +21,7 @@ extension CountdownEngine {
     }
 
     /// Whether a drain is queued: false once every drain has ended. For tests.
-    var isDrainQueued: Bool { outbox.withLock { $0.isDrainQueued } }
+    var isDrainQueued: Bool { table.withLock { $0.outbox.isDrainQueued } }
 
     /// A drain queued within this long after the last one ended is in a dense stream of events
     /// (above 100 000 a second), and lingers: there, a wake-up of the delivery queue's thread
@@ -73,13 +73,14 @@ extension CountdownEngine {
         let began = runtime.monotonic()
         outboxFilled.word.store(0, ordering: .relaxed)
         var batch = Outbox.Batch()
-        var (previousHold, dense) = outbox.withLock { outbox in
-            outbox.reuseBatch(&batch)
-            let dense = continuing || began &- outbox.lastDrainEnd < Self.linger
+        // Taken under the table's lock, which every decision holds: one short hold a batch.
+        var (previousHold, dense) = table.withLock { table in
+            table.outbox.reuseBatch(&batch)
+            let dense = continuing || began &- table.outbox.lastDrainEnd < Self.linger
             // Stays queued only if it will linger: a drain that found nothing and ends at once
-            // must leave the next absorb (or retire) to queue another.
-            outbox.take(into: &batch, staying: lingering && dense)
-            return (outbox.takeHold(), dense)
+            // must leave the next event's decision to queue another.
+            table.outbox.take(into: &batch, staying: lingering && dense)
+            return (table.outbox.takeHold(), dense)
         }
         var published = deliveredBelow.word.load(ordering: .relaxed)
         var handedBack = false
@@ -102,7 +103,7 @@ extension CountdownEngine {
                     redrain: { { [weak self] in self?.queueDrain() } })
                 {
                     Self.deliver(batch.deliveries, upTo: index)
-                    outbox.withLock { $0.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
+                    table.withLock { $0.outbox.hold(batch.deliveries[index...], count: hold.count, through: hold.through) }
                     return
                 }
                 previousHold = nil
@@ -118,16 +119,16 @@ extension CountdownEngine {
             }
             // The drain queued when this one handed the queue back goes on.
             if handedBack {
-                outbox.withLock { $0.keepBatch(&batch) }
+                table.withLock { $0.outbox.keepBatch(&batch) }
                 return
             }
             // A batch of arms alone is something taken, as events are: the drain looks again.
             if !delivering && !filing {
                 guard lingering && dense else {
                     let ended = runtime.monotonic()
-                    outbox.withLock { outbox in
-                        outbox.lastDrainEnd = ended
-                        outbox.keepBatch(&batch)
+                    table.withLock { table in
+                        table.outbox.lastDrainEnd = ended
+                        table.outbox.keepBatch(&batch)
                     }
                     return
                 }
@@ -146,7 +147,7 @@ extension CountdownEngine {
                 handedBack = true
             }
             outboxFilled.word.store(0, ordering: .relaxed)
-            outbox.withLock { $0.take(into: &batch, staying: staying || handedBack) }
+            table.withLock { $0.outbox.take(into: &batch, staying: staying || handedBack) }
         }
     }
 }

@@ -7,10 +7,11 @@ import Synchronization
 /// ``EngineRuntime`` everything from the world comes through.
 ///
 /// Each call decides, then acts: it takes the lock, reads the mechanism's clock, lets the table
-/// decide, releases the lock, and only then does what the table decided (``carryOut(_:persist:drain:)``):
-/// hands the events to the outbox in the order of the decisions' tickets, arms and disarms the
-/// mechanism's timers, revokes observers, ends streams, asks the store for a write, queues a
-/// drain of the delivery queue (``drain(lingering:continuing:)``), which delivers them.
+/// decide (its events go into the table's ``Outbox`` as they are decided), releases the lock,
+/// and only then does what the table decided (``carryOut(_:persist:drain:)``): arms and disarms
+/// the mechanism's timers, lets go of observers, ends streams, asks the store for a write,
+/// queues a drain of the delivery queue (``drain(lingering:continuing:)``), which takes the
+/// events a batch at a time and delivers them.
 ///
 /// Instants are read with the lock held: read before it, they would be stale by however long
 /// the lock took, and a progress that also reads another clock would disagree with them.
@@ -27,12 +28,9 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     let table: Locked<Table>
     /// The table's key hasher, which never changes: a call hashes its key before the lock.
     private let keyHasher: KeyHash
-    /// The events decided, for the delivery queue: a lock of its own, taken after the table's
-    /// is released, so a drain never waits for a decision.
-    let outbox = Locked(Outbox())
-    /// Set when events are handed to the outbox: a lingering drain reads it without taking the
-    /// outbox's lock, which every thread that decides events needs. (Each of the drain's
-    /// words is on a line of its own: the fields here are read on every call.)
+    /// Set when a decision put events in the table's outbox: a lingering drain reads it
+    /// without taking the table's lock, which every thread that decides events needs. (Each of
+    /// the drain's words is on a line of its own: the fields here are read on every call.)
     let outboxFilled = LoneAtomic(0)
     /// Every event of a lower ticket has been delivered or dropped: a cancel whose observer has
     /// none above it lets the observer go without revoking it. Stored by the drain alone.

@@ -26,28 +26,38 @@ extension CountdownTable {
 
         // Read-only views of the actions, for whoever inspects a decision (the tests).
         var effects: SmallList<Effect> { actions.effects }
-        var events: SmallList<Outbox.Delivery> { actions.events }
-        var ticket: UInt64 { actions.ticket }
+        var handover: Handover { actions.handover }
         var persist: Bool { actions.persist }
+    }
+
+    /// What a decision put in the outbox, for the engine to act on after the lock. Kinds, in
+    /// the order one decision may move through them.
+    enum Handover: Comparable {
+        case nothing
+        /// Events or first fires, for a drain already queued.
+        case added
+        /// The same, and no drain was queued: the engine queues one.
+        case owingDrain
+
+        /// Notes one more thing put in the outbox; `owesDrain`: the outbox asked for a drain.
+        @inline(__always)
+        mutating func note(owesDrain: Bool) {
+            if owesDrain { self = .owingDrain } else if self == .nothing { self = .added }
+        }
     }
 
     /// What an operation left the engine to do. Not generic over the answer, so that the
     /// engine carries it out in one specialized function.
     struct Actions {
         var effects = SmallList<Effect>()
-        /// The events decided, in order, for the outbox.
-        var events = SmallList<Outbox.Delivery>()
-        /// Where `events` go in the order of every decision's events: the outbox takes them
-        /// in ticket order, whichever thread hands them over first.
-        var ticket: UInt64 = 0
+        /// What the decision put in the table's outbox: whether a drain is owed.
+        var handover = Handover.nothing
         /// A change the store keeps was made: ask for a write.
         var persist = false
         /// The observer a cancel let go of with nothing of it left to deliver: released by the
         /// engine after the lock (a field of its own, not an effect: the call made a million
         /// times in a row skips the effects' list).
         var letGo: CountdownObserver?
-        /// First fires for the drain to file, for a shared due-queue (``ArmingStyle/sharedDueQueue``).
-        var arms = SmallList<Outbox.Arm>()
     }
 
     enum FireResult: Equatable {
@@ -89,8 +99,8 @@ extension CountdownTable {
         /// Counts the observers this place's countdowns had: a delivery carries the one it was
         /// decided for, and the place's ``DeliveryGate`` refuses those revoked.
         var registration: UInt32 = 0
-        /// The ticket of the last decision that gave an event to this place's observer: once
-        /// every ticket up to it is delivered, nothing of the observer is left in the queue.
+        /// The ticket of the last event decided for this place's observer: once every ticket
+        /// up to it is delivered, nothing of the observer is left in the queue.
         var lastTicket: UInt64 = 0
     }
 }

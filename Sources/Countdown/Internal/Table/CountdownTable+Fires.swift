@@ -40,7 +40,6 @@ extension CountdownTable {
     /// fire, and `kept` counts them.
     mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment) -> Decision<Void> {
         var decision = Decision(answer: ())
-        decision.actions.events.reserveCapacity(chunk.count)
         for position in chunk {
             prefetch(ahead: batch, of: position)
             let item = batch[position]

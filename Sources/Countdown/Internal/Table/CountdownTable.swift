@@ -2,8 +2,8 @@
 /// transition of the contract, the app's lifecycle and the store's change count.
 ///
 /// Every operation takes the instant it happens at and returns a ``Decision``: its answer, and
-/// the ``Actions`` the engine carries out once it has let go of the table's lock (hand events to
-/// the outbox, arm or disarm a timer, let go of an observer, end a stream, ask for a store
+/// the ``Actions`` the engine carries out once it has let go of the table's lock (queue a drain
+/// of the outbox, arm or disarm a timer, let go of an observer, end a stream, ask for a store
 /// write). The one thing written for another thread is a place's ``DeliveryGate``, under the
 /// lock: a revocation holds from before the call returns. Nothing here locks, reads a clock,
 /// touches a timer or calls an observer, so the contract's transitions are tested with made-up
@@ -15,10 +15,11 @@
 /// occupants, so a timer of an earlier occupant, or one armed for a pause since undone, is
 /// recognised as stale.
 ///
-/// The events a decision holds carry a ticket, numbered in the order the decisions were made
-/// under the lock; the engine hands them to the ``Outbox`` after releasing it, and the outbox
-/// takes them in ticket order. So the order of the decisions, whichever thread made them, is
-/// the order observers hear them in (remaining never goes up, nothing follows a finish).
+/// The events decided go into the table's ``Outbox`` as they are decided, under the lock, each
+/// numbered by its place in the order of all events (its ticket). So the order of the
+/// decisions, whichever thread made them, is the order observers hear them in (remaining never
+/// goes up, nothing follows a finish), and no decision has events to hand over after the lock:
+/// the drain takes them all, a batch at a time.
 struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// What the table is told once, at the start.
     struct Rules {
@@ -27,7 +28,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let capacity: Int?
         /// What the mechanism is: whether the engine hands back what an arm made
         /// (``CountdownTable/keep(_:for:)``), whether a handle stays across pauses (a worker),
-        /// whether arms go to the outbox with the events (``Actions/arms``, a shared due-queue).
+        /// whether first fires go into the outbox with the events (a shared due-queue).
         var arming: ArmingStyle = .timerPerCountdown(shutdown: .disarmEach)
     }
 
@@ -50,8 +51,9 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// How to end the stream each place's observer feeds, for those that feed one
     /// (``attach(key:observer:ended:now:)`` with an end), once it is revoked.
     var streamEnds: [UInt32: @Sendable () -> Void] = [:]
-    /// The ticket of the next decision that decides events.
-    var nextTicket: UInt64 = 0
+    /// The events decided and not yet taken by a drain, in order (and the first fires of a
+    /// shared due-queue): filled under the lock, taken under it a batch at a time.
+    var outbox = Outbox()
     var isShutDown = false
     /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
     /// resumed, or corrected at the foreground. Bumped by ``recordChange(_:)`` alone.
@@ -167,7 +169,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     /// `deliveredBelow`: every event of a lower ticket has been delivered (or dropped), as the
-    /// delivery queue last said; an observer with nothing left to deliver is retired, not
+    /// delivery queue last said (see ``Outbox/decided``); an observer with nothing left to deliver is retired, not
     /// revoked. Zero, knowing nothing delivered, always revokes.
     mutating func cancel(key: String, deliveredBelow: UInt64 = 0) -> Decision<Bool> {
         cancel(key: key, hash: indexByKey.hash(key), deliveredBelow: deliveredBelow)
