@@ -11,11 +11,13 @@ struct LifecycleTests {
     /// A moment `ms` after the start, and the boot clock's reading then.
     func at(_ ms: Int) -> Moment { Moment(monotonic: MonotonicInstant(nanoseconds: Self.origin + UInt64(ms) * 1_000_000)) }
     func boot(_ ms: Int) -> Int64 { 50_000_000_000 + Int64(ms) * 1_000_000 }
+    /// The table's tick, handed to each fire (a count keeps its own).
+    static let tick = TickLength(.milliseconds(200))
 
     func counter() -> TickCount {
         var count = TickCount(duration: .seconds(2), tick: .milliseconds(200), now: at(0).monotonic)
-        _ = count.advance(at: at(200), intervals: 1)
-        _ = count.advance(at: at(400), intervals: 1)
+        _ = count.advance(at: at(200), intervals: 1, tick: Self.tick)
+        _ = count.advance(at: at(400), intervals: 1, tick: Self.tick)
         return count
     }
 
@@ -24,15 +26,15 @@ struct LifecycleTests {
         var count = counter()
         count.enteredBackground(at: at(500), boot: boot(500))
         // Frozen from 500 to 1150 ms: no fires. The continue brings one catch-up fire.
-        _ = count.advance(at: at(1150), intervals: 1)
+        _ = count.advance(at: at(1150), intervals: 1, tick: Self.tick)
         #expect(count.remaining(at: at(1160)) == .milliseconds(1390), "a tick counter loses the freeze")
         let step = count.enteredForeground(at: at(1160), boot: boot(1160))
         #expect(step == .tick(.milliseconds(840)))
         #expect(count.remaining(at: at(1160)) == .milliseconds(840))
         #expect(count.nextFire == at(1200).monotonic, "the next fire is the original grid's 1.2 s")
-        #expect(count.advance(at: at(1200), intervals: 1) == .tick(.milliseconds(800)))
-        for ms in stride(from: 1400, through: 1800, by: 200) { _ = count.advance(at: at(ms), intervals: 1) }
-        #expect(count.advance(at: at(2000), intervals: 1) == .finished, "finishes on the original deadline")
+        #expect(count.advance(at: at(1200), intervals: 1, tick: Self.tick) == .tick(.milliseconds(800)))
+        for ms in stride(from: 1400, through: 1800, by: 200) { _ = count.advance(at: at(ms), intervals: 1, tick: Self.tick) }
+        #expect(count.advance(at: at(2000), intervals: 1, tick: Self.tick) == .finished, "finishes on the original deadline")
     }
 
     @Test("a deadline that passed in the background finishes at the foreground")
@@ -46,7 +48,7 @@ struct LifecycleTests {
     func nothingLost() {
         var count = counter()
         count.enteredBackground(at: at(450), boot: boot(450))
-        _ = count.advance(at: at(600), intervals: 1)
+        _ = count.advance(at: at(600), intervals: 1, tick: Self.tick)
         #expect(count.enteredForeground(at: at(650), boot: boot(650)) == nil)
         #expect(count.remaining(at: at(650)) == .milliseconds(1350))
     }

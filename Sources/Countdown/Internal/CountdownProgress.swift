@@ -11,8 +11,9 @@ protocol CountdownProgress: Sendable {
     var nextFire: MonotonicInstant { get }
 
     /// Whether the fire at ``nextFire`` may be the finish: a hint, so that a batch of fires
-    /// fetches ahead only what a finish touches (the key's entry in the index).
-    var nextFireMayFinish: Bool { get }
+    /// fetches ahead only what a finish touches (the key's entry in the index). `tick`: the
+    /// table's, the one it was made with.
+    func nextFireMayFinish(tick: TickLength) -> Bool
 
     /// True when the interval up to ``nextFire`` is shorter than a tick (the last piece of a
     /// duration that is not a whole number of ticks), so a repeating timer must be moved.
@@ -20,8 +21,10 @@ protocol CountdownProgress: Sendable {
 
     /// A fire happened at `now`: account for it. `intervals` is how many tick intervals the
     /// fire stands for (more than one when a timer reports intervals it missed); a progress
-    /// that reads a clock ignores it.
-    mutating func advance(at now: Moment, intervals: Int) -> ProgressStep
+    /// that reads a clock ignores it. `tick`: the table's, the one it was made with (handed in,
+    /// not kept: every countdown of a table has the same, and a progress kept in each of ten
+    /// million places is ten million copies of it).
+    mutating func advance(at now: Moment, intervals: Int, tick: TickLength) -> ProgressStep
 
     /// Records a remaining time told to an observer outside `advance` (an attach), so later
     /// ticks never carry more.
@@ -59,7 +62,7 @@ extension CountdownProgress {
         self.init(duration: duration, tick: TickLength(tick), at: now)
     }
 
-    var nextFireMayFinish: Bool { true }
+    func nextFireMayFinish(tick: TickLength) -> Bool { true }
     mutating func told(_ remaining: Duration) {}
 
     static var countsTicks: Bool { false }

@@ -3,11 +3,10 @@
 ///
 /// Ticks stay on the monotonic grid start + k·T (moved by pauses). After a stall, missed grid
 /// points are skipped, so a frozen process resumes with one catch-up tick, not a burst.
-/// Kept in whole nanoseconds, and a pause kept in fields a paused countdown does not use: a
-/// million of these are a table's bulk, and every 16 bytes of a place are 4 000 pages to fault
-/// in at a million countdowns.
+/// Kept in whole nanoseconds, and a pause kept in fields a paused countdown does not use, and
+/// the tick not kept at all (the table hands it in): a million of these are a table's bulk, and
+/// every 16 bytes of a place are 4 000 pages to fault in at a million countdowns.
 struct DeadlineTrack: CountdownProgress {
-    private let tick: UInt64
     /// The deadline, on the progress's clock; ``paused`` while paused (a resume sets it again).
     private var deadline: Int64
     /// The least remaining told so far. A wall clock set back would otherwise make the
@@ -30,7 +29,6 @@ struct DeadlineTrack: CountdownProgress {
     init(duration: Duration, tick: TickLength, at now: Moment) {
         // Converted once: a conversion is an `Int128` division, on every start.
         let length = duration.nanoseconds, tickLength = tick.nanoseconds
-        self.tick = UInt64(tickLength)
         deadline = now.clock + length
         leastTold = length
         nextGridPoint = now.monotonic.adding(nanoseconds: tickLength)
@@ -50,9 +48,12 @@ struct DeadlineTrack: CountdownProgress {
 
     /// The next fire is within half a tick of the grid's end: the last grid point, or the
     /// deadline a fire before it aimed at.
-    var nextFireMayFinish: Bool { nextFire.nanoseconds &+ tick / 2 >= gridDeadline.nanoseconds }
+    func nextFireMayFinish(tick: TickLength) -> Bool {
+        nextFire.nanoseconds &+ UInt64(tick.nanoseconds) / 2 >= gridDeadline.nanoseconds
+    }
 
-    mutating func advance(at now: Moment, intervals _: Int) -> ProgressStep {
+    mutating func advance(at now: Moment, intervals _: Int, tick length: TickLength) -> ProgressStep {
+        let tick = UInt64(length.nanoseconds)
         let remaining = unfrozen(at: now.clock)
         guard remaining > 0 else { return .finished }
         var gridPointDue = false

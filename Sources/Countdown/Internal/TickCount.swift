@@ -43,7 +43,8 @@ struct TickCount: CountdownProgress {
 
     var nextIntervalIsShort: Bool { step < tick }
 
-    mutating func advance(at moment: Moment, intervals: Int) -> ProgressStep {
+    /// `tick`: the table's; a count keeps its own, which its arithmetic reads everywhere.
+    mutating func advance(at moment: Moment, intervals: Int, tick _: TickLength) -> ProgressStep {
         for _ in 0..<max(intervals, 1) where counted > .zero { counted -= step }
         intervalStart = moment.monotonic
         return counted > .zero ? .tick(counted) : .finished

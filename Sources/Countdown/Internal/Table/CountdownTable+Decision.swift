@@ -81,7 +81,7 @@ extension CountdownTable {
         var serial: UInt32 = 0
         var arm: UInt32 = 0
         /// The mechanism's timer for it, as far as the table knows. (Before `state`: with no
-        /// handle, the two fill the 8 bytes before the key, and a place stays within 120.)
+        /// handle, the two fill the 8 bytes before the key, and a place stays within 112.)
         var timer = TimerState<Handle>.none
         /// Whether the place holds a countdown, and whether it runs.
         var state = CountdownState.vacant

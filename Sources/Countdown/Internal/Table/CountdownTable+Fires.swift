@@ -115,7 +115,7 @@ extension CountdownTable {
             let keyObject = bytes.load(fromByteOffset: layout.key + MemoryLayout<UInt>.size, as: UInt.self)
             countdown_prefetch(UnsafeRawPointer(bitPattern: keyObject & Self.stringAddressMask))
             let progress = (bytes + layout.progress).assumingMemoryBound(to: Progress.self)
-            if progress.pointee.nextFireMayFinish {
+            if progress.pointee.nextFireMayFinish(tick: tick) {
                 indexByKey.prefetchHome(bytes.load(fromByteOffset: layout.keyHash, as: KeyIndex.Hash.self))
             }
         }

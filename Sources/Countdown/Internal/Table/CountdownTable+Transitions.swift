@@ -208,7 +208,7 @@ extension CountdownTable {
     }
 
     mutating func advance(_ index: Int, now: Moment, intervals: Int, _ actions: inout Actions) -> FireResult {
-        switch places[index].progress.advance(at: now, intervals: intervals) {
+        switch places[index].progress.advance(at: now, intervals: intervals, tick: tick) {
         case .finished:
             finishCountdown(index, &actions)
             return .finished
