@@ -42,6 +42,20 @@ public final class Locked<Value: ~Copyable>: Sendable {
             return try body(&value)
         }
     }
+
+    /// Runs `body` under the lock if it is free now; nil, without waiting, if another thread
+    /// holds it.
+    @inlinable
+    public func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
+            let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            acquire?(address)
+            defer { release?(address) }
+            return try body(&value)
+        }
+    }
 }
 
 /// ThreadSanitizer's annotation entry points, when its runtime is loaded (`--sanitize=thread`).
