@@ -36,10 +36,7 @@ public final class Locked<Value: ~Copyable>: Sendable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
-            let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            acquire?(address)
-            defer { release?(address) }
-            return try body(&value)
+            try annotated(&value, body)
         }
     }
 
@@ -50,11 +47,19 @@ public final class Locked<Value: ~Copyable>: Sendable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
         try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
-            let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            acquire?(address)
-            defer { release?(address) }
-            return try body(&value)
+            try annotated(&value, body)
         }
+    }
+
+    /// `body` on the locked value, the acquisition and release told to ThreadSanitizer.
+    @inlinable
+    func annotated<Result: ~Copyable, E: Error>(
+        _ value: inout sending Value, _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        acquire?(address)
+        defer { release?(address) }
+        return try body(&value)
     }
 }
 

@@ -99,13 +99,19 @@ struct CountdownTableModelTests {
             let events = table.outbox.takePending()
             guard !events.isEmpty else { return }
             let first = table.outbox.decided - UInt64(events.count)
-            try expect(first == nextTicket, "events from ticket \(first) decided after \(nextTicket)")
             for (offset, delivery) in events.enumerated() {
                 let ticket = first + UInt64(offset)
                 lastTicket[delivery.event.key] = ticket
                 pending.append((ticket, delivery))
             }
             nextTicket = table.outbox.decided
+            // Each running countdown's place names its last event's ticket: what a cancel reads
+            // to let its observer go without revoking it.
+            for key in Set(events.map(\.event.key)) {
+                guard let place = table.observation(of: key)?.registration.place else { continue }
+                let stamped = table.places[Int(place)].lastTicket
+                try expect(stamped == lastTicket[key], "\(key)'s place names ticket \(stamped), its last event is \(lastTicket[key]!)")
+            }
         }
 
         /// Delivers the first `count` events queued (all, when nil), in order.

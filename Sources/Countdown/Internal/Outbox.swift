@@ -92,9 +92,6 @@ struct Outbox {
         return pending
     }
 
-    /// The first fires pending, for tests.
-    var armsPending: ContiguousArray<Arm> { pendingArms }
-
     /// What a drain takes: the events pending, in order, and the first fires to file.
     struct Batch {
         var deliveries: ContiguousArray<Delivery> = []

@@ -148,7 +148,20 @@ extension CountdownEngine {
             }
             outboxFilled.word.store(0, ordering: .relaxed)
             guard staying && !handedBack else {
-                table.withLock { $0.outbox.take(into: &batch, staying: staying || handedBack) }
+                let ended = runtime.monotonic()
+                let over = table.withLock { table in
+                    table.outbox.take(into: &batch, staying: handedBack)
+                    // Found nothing and ended (a drain that does not linger: every wake-up of
+                    // the ticker's): its end noted in the same hold, not in a hold of its own.
+                    // A buffer a backlog grew is let go of first, after the lock, by the loop.
+                    guard !table.outbox.isDrainQueued, batch.oversized.capacity == 0,
+                        batch.oversizedArms.capacity == 0
+                    else { return false }
+                    table.outbox.lastDrainEnd = ended
+                    table.outbox.keepBatch(&batch)
+                    return true
+                }
+                if over { return }
                 continue
             }
             // In a dense stream the take is tried, not waited for: a burst of starts holds the

@@ -26,13 +26,12 @@ extension CountdownTable {
 
         // Read-only views of the actions, for whoever inspects a decision (the tests).
         var effects: SmallList<Effect> { actions.effects }
-        var handover: Handover { actions.handover }
         var persist: Bool { actions.persist }
     }
 
     /// What a decision put in the outbox, for the engine to act on after the lock. Kinds, in
     /// the order one decision may move through them.
-    enum Handover: Comparable {
+    enum Handover {
         case nothing
         /// Events or first fires, for a drain already queued.
         case added
