@@ -88,7 +88,7 @@ enum RedisTarget {
                 atexit { RedisTarget.ownServer()?.remove() }
                 return server
             } catch {
-                throw .unavailable("no --redis given, and \(error)")
+                throw .unavailable(.refused, "no --redis given, and \(error)")
             }
         }
     }

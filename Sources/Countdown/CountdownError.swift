@@ -17,9 +17,12 @@ public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// ``CountdownScheduler/shutdown()`` was called; the scheduler takes no more countdowns.
     case shutDown
-    /// The store that holds the countdowns (a Redis server, for a fleet) cannot be reached:
-    /// the request was not carried out.
-    case unavailable(String)
+    /// The store that holds the countdowns (a Redis server, for a fleet) could not answer: why,
+    /// and the server's or the system's own text. A call that could not be sent was not carried
+    /// out; one whose answer was lost after the retries a backend makes may have been, so what
+    /// it did is unknown: ask again (`remaining(key:)`), or make the call again, which a fleet
+    /// backend answers as the same kind of call (a start then attaches).
+    case unavailable(UnavailableReason, String)
 
     public var description: String {
         switch self {
@@ -39,8 +42,8 @@ public enum CountdownError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid configuration: \(why)"
         case .shutDown:
             "the scheduler has been shut down"
-        case .unavailable(let why):
-            "the shared store cannot be reached: \(why)"
+        case .unavailable(let reason, let text):
+            "the shared store could not answer (\(reason.rawValue)): \(text)"
         }
     }
 }

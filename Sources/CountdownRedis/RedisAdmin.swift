@@ -17,14 +17,14 @@ public final class RedisAdmin {
 
     /// One `PING`, answered `PONG`.
     public func ping() throws(CountdownError) {
-        guard try call(["PING"]) == .status("PONG") else { throw .unavailable("PING was not answered PONG") }
+        guard try call(["PING"]) == .status("PONG") else { throw .unavailable(.protocol, "PING was not answered PONG") }
     }
 
     /// `INFO memory`'s `used_memory`, in bytes.
     public func usedMemory() throws(CountdownError) -> Int {
         let info = try call(["INFO", "memory"]).text ?? ""
         guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("used_memory:") }),
-              let bytes = Int(line.dropFirst("used_memory:".count)) else { throw .unavailable("no used_memory in INFO memory") }
+              let bytes = Int(line.dropFirst("used_memory:".count)) else { throw .unavailable(.protocol, "no used_memory in INFO memory") }
         return bytes
     }
 
@@ -72,7 +72,7 @@ public final class RedisAdmin {
         } catch {
             throw error.countdownError
         }
-        if case .error(let why) = reply { throw .unavailable("\(arguments.first ?? ""): \(why)") }
+        if case .error(let text) = reply { throw RedisFailure.server("\(arguments.first ?? ""): \(text)").countdownError }
         return reply
     }
 }

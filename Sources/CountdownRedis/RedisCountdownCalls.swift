@@ -2,14 +2,29 @@
 import Countdown
 
 /// A Redis scheduler's calls that `CountdownScheduler` declares as non-throwing, throwing
-/// ``CountdownError/unavailable(_:)`` when Redis cannot be reached instead of answering as if
+/// ``CountdownError/unavailable(_:_:)`` when Redis cannot answer instead of answering as if
 /// nothing were there: `try scheduler.throwing.cancel(key: key)`.
 ///
-/// The protocol's own forms answer false, nil, `[]` or 0 then, and count the failure in
-/// `unavailableCalls`: use these where a wrong answer while Redis is down matters (a rate
-/// limiter that must not let a request through on a `remaining` of nil, say).
+/// The protocol's own forms answer false, nil, `[]`, 0 or an empty stream then, and count the
+/// failure in `unavailableCalls`: use these where a wrong answer while Redis is down matters (a
+/// rate limiter that must not let a request through on a `remaining` of nil, a screen that must
+/// not read "no countdown" from an outage).
 public struct RedisCountdownCalls: Sendable {
     let engine: any FleetEngine
+
+    /// Attaches `observer` to the countdown under `key`: its remaining time, or nil when none runs.
+    @discardableResult
+    public func attach(key: String, observer: @escaping CountdownObserver) throws(CountdownError) -> Duration? {
+        try engine.attach(key: key, observer: FleetObserver(observer))
+    }
+
+    /// The countdown's events, attached as ``attach(key:observer:)`` attaches: a stream that
+    /// ends at once when nothing runs under the key; a throw when Redis cannot answer.
+    public func events(key: String) throws(CountdownError) -> AsyncStream<CountdownEvent> {
+        try FleetEvents.stream { [engine] observer throws(CountdownError) in
+            try engine.attach(key: key, observer: observer) != nil
+        } detach: { [engine] in engine.watch.detach($0) }
+    }
 
     public func cancel(key: String) throws(CountdownError) -> Bool { try engine.cancel(key: key) }
     public func pause(key: String) throws(CountdownError) -> Bool { try engine.pause(key: key) }
@@ -18,5 +33,4 @@ public struct RedisCountdownCalls: Sendable {
     public func activeKeys() throws(CountdownError) -> [String] { try engine.activeKeys() }
     public func activeCount() throws(CountdownError) -> Int { try engine.activeCount() }
 }
-
 #endif

@@ -97,7 +97,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
     {
-        try engine.start(key: key, duration: duration, watch: LocalWatch.Watch(observer))
+        try engine.start(key: key, duration: duration, observer: FleetObserver(observer))
     }
 
     /// Starts many countdowns in one round trip (a pipeline): what a server filling windows in
@@ -106,17 +106,20 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public func start(
         _ batch: [(key: String, duration: Duration, observer: CountdownObserver)]
     ) -> [Result<CountdownStart, CountdownError>] {
-        engine.startMany(batch.map { ($0.key, $0.duration, LocalWatch.Watch($0.observer)) })
+        engine.startMany(batch.map { ($0.key, $0.duration, FleetObserver($0.observer)) })
     }
 
     @discardableResult
     public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        counted(nil) { () throws(CountdownError) in try engine.attach(key: key, watch: LocalWatch.Watch(observer)) }
+        counted(nil) { () throws(CountdownError) in try engine.attach(key: key, observer: FleetObserver(observer)) }
     }
 
     public func events(key: String) -> AsyncStream<CountdownEvent> {
-        FleetEvents.stream { [engine] watch throws(CountdownError) in try engine.attach(key: key, watch: watch) != nil } detach: {
-            [engine] in engine.watch.detach($0)
+        do {
+            return try throwing.events(key: key)
+        } catch {
+            engine.unavailableCalls.add(1, ordering: .relaxed)
+            return AsyncStream { $0.finish() }
         }
     }
 

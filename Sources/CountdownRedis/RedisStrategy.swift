@@ -53,7 +53,7 @@ public enum RedisStrategy: Sendable, Hashable {
                 name: "redis", variant: variant,
                 mechanism: "deadlines in a Redis sorted set, each operation one Lua script timed by the server's clock; "
                     + "a thread per member sleeps to the earliest deadline and claims what is due with one script; ticks computed where the observer is",
-                threads: "two per scheduler (its timer and claimer, its inbox reader), whatever the count; and Redis'",
+                threads: "three per scheduler (its ticks, its claimer, its inbox reader), whatever the count; and Redis'",
                 suspension: .keepsDeadline, wallClockJump: .immune, drift: .bounded, slowObserver: .delaysDeliveryOnly,
                 capacity: capacity, maximumDuration: maximumDuration, tolerance: tolerance, sharing: .fleet)
         case .keyspaceNotifications:

@@ -23,20 +23,68 @@ struct RedisZSetTests {
         #expect(s.remaining(key: "sms-code:+8613812345678") == nil)
     }
 
-    /// A call the server ran but closed the connection on before answering is sent again:
-    /// the start script answers it as it answered the first, and starts nothing twice.
-    @Test("a start sent twice with one observer token answers the same, started once")
-    func startSentAgainAnswersTheSame() throws {
-        let link = try RedisLink(try TestRedis.server().endpoint)
-        let prefix = "{\(TestRedis.namespace())}"
-        let arguments = ["member", "member/1", "rate-limit:user:0000123456", "60000000", "-1", "0"]
-        let first = try link.run(ZSetScripts.start, keys: [prefix], arguments: arguments).elements
-        let again = try link.run(ZSetScripts.start, keys: [prefix], arguments: arguments).elements
-        #expect(first.first?.int == 0 && again.first?.int == 0, "answers \(first) then \(again), not started twice")
-        #expect(first[1].int == again[1].int, "a second generation: the countdown was started twice")
-        let other = try link.run(ZSetScripts.start, keys: [prefix], arguments: ["member", "member/2"] + arguments.dropFirst(2)).elements
-        #expect(other.first?.int == 1 && other.last?.int == 1, "another observer's start did not attach as the first attach: \(other)")
-        #expect(try link.call(["ZCARD", "\(prefix):d"]).int == 1)
+    /// A call id's script, sent by hand on a connection of the test's own: what a resend after a
+    /// lost answer looks like to the server.
+    struct RawCalls {
+        let connection: RedisConnection
+        let prefix: String
+        var digests: [String: String] = [:]
+
+        init() throws {
+            connection = try RedisConnection(try TestRedis.server().endpoint)
+            prefix = "{\(TestRedis.namespace("records"))}"
+        }
+
+        mutating func send(_ script: RedisScript, client: String, serial: Int, ack: Int, _ rest: [String]) throws -> [RedisReply] {
+            if digests[script.name] == nil { digests[script.name] = try connection.call(["SCRIPT", "LOAD", script.source]).text }
+            let reply = try connection.call(["EVALSHA", digests[script.name]!, "1", prefix, client, String(serial), String(ack)] + rest)
+            if case .error(let text) = reply { Issue.record("\(script.name) answered \(text)") }
+            return reply.elements
+        }
+    }
+
+    /// A start whose answer was lost is sent again with its call id. Another member attached in
+    /// between; the resend still answers .started, with the first answer's generation, and
+    /// nothing is started twice (issue: the resend answered .attached and took the observer back).
+    @Test("a start sent again after another member attached answers .started, the same countdown, started once")
+    func startSentAgainKeepsItsFirstAnswer() throws {
+        var raw = try RawCalls()
+        let key = "rate-limit:user:0000123456"
+        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", key, "60000000", "-1", "0"])
+        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ack: 1, ["b/1", key, "60000000", "-1", "0"])
+        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", key, "60000000", "-1", "0"])
+        #expect(first[1].int == 0 && again[1].int == 0, "answers \(first) then \(again): the resend did not answer .started")
+        #expect(first[2].int == again[2].int, "the resend named another generation: the countdown was started twice")
+        #expect(first[5].int == again[5].int, "the resend moved the deadline")
+        #expect(other[1].int == 1 && other[7].int == 1, "the other member's start did not attach as the first attach: \(other)")
+        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1)
+        #expect(try raw.connection.call(["HGET", "\(raw.prefix):c:\(key)", "o"]).text == "b/1", "the resend took the observer back")
+        // The next call acknowledges serial 1: its answer is forgotten, and a late copy of it
+        // (sent again, answered, then arriving on a closed connection) does nothing.
+        _ = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: 2, ack: 2, ["some-other-key"])
+        #expect(try raw.connection.call(["HEXISTS", "\(raw.prefix):a:a:calls", "1"]).int == 0, "an acknowledged answer was kept")
+        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0"])
+        #expect(late[1].int == -1, "a copy below the watermark was answered \(late), not ignored")
+        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1, "a copy below the watermark started a countdown")
+    }
+
+    /// A claim whose answer was lost is sent again with its serial: the same countdowns, so the
+    /// claimer's own observers still hear their finishes (issue: the retried claim found nothing).
+    @Test("a claim sent again answers the countdowns the first claimed")
+    func claimSentAgainAnswersTheSame() throws {
+        var raw = try RawCalls()
+        for index in 0..<3 {
+            _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1 + index, ack: 1 + index,
+                             ["a/\(index)", "sms-code:+86138123456\(index)", "1000", "-1", "0"])
+        }
+        usleep(10_000)  // past their 1 ms
+        let first = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ack: 7, ["1000"])
+        let again = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ack: 7, ["1000"])
+        #expect(first[2].int == 3 && again[2].int == 3, "claimed \(first) then \(again)")
+        #expect(first[3].elements.compactMap(\.text) == again[3].elements.compactMap(\.text), "the resend answered other countdowns")
+        #expect(first[3].elements.count == 6)
+        let next = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 8, ack: 8, ["1000"])
+        #expect(next[2].int == 0, "a new claim found the claimed countdowns again: \(next)")
     }
 }
 #endif

@@ -6,32 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Why a call to Redis failed.
-enum RedisFailure: Error, Sendable, CustomStringConvertible {
-    /// No connection could be made, or it broke mid-call.
-    case unreachable(String)
-    /// The server answered with an error (a script's error, a wrong type).
-    case server(String)
-
-    var description: String {
-        switch self {
-        case .unreachable(let why): "Redis cannot be reached: \(why)"
-        case .server(let why): "Redis answered an error: \(why)"
-        }
-    }
-
-    /// Whether the server closed the connection before answering: the command was not run (a
-    /// `CLIENT KILL`, an idle timeout, a restart), so it may be sent again on a new connection.
-    var connectionClosed: Bool {
-        if case .unreachable(let why) = self { return why.hasPrefix(RedisConnection.closedPrefix) }
-        return false
-    }
-}
-
 /// One blocking hiredis connection. Not thread-safe: one thread, or a lock, at a time.
 final class RedisConnection {
-    static let closedPrefix = "closed: "
-
     let endpoint: RedisEndpoint
     private var context: UnsafeMutablePointer<redisContext>?
 
@@ -39,13 +15,14 @@ final class RedisConnection {
     /// as long as it takes, for a blocking read).
     init(_ endpoint: RedisEndpoint, timeout: Duration = .seconds(2), commandTimeout: Duration? = .seconds(5)) throws(RedisFailure) {
         self.endpoint = endpoint
+        errno = 0
         guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(timeout)) else {
-            throw .unreachable("\(endpoint): could not allocate a connection")
+            throw .connection(.refused, "\(endpoint): could not allocate a connection")
         }
         if context.pointee.err != 0 {
-            let why = Self.errorText(context)
+            let failure = Self.failure(context, errno: errno, endpoint: endpoint)
             redisFree(context)
-            throw .unreachable("\(endpoint): \(why)")
+            throw failure
         }
         self.context = context
         if let commandTimeout { try setTimeout(commandTimeout) }
@@ -55,10 +32,8 @@ final class RedisConnection {
 
     /// How long a read waits for the server's answer before the call fails.
     func setTimeout(_ timeout: Duration) throws(RedisFailure) {
-        guard let context else { throw .unreachable("\(endpoint): closed") }
-        guard redisSetTimeout(context, timeval(timeout)) == REDIS_OK else {
-            throw .unreachable("\(endpoint): \(Self.errorText(context))")
-        }
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
+        guard redisSetTimeout(context, timeval(timeout)) == REDIS_OK else { throw failure(context) }
     }
 
     /// Sends one command and waits for its reply.
@@ -79,7 +54,7 @@ final class RedisConnection {
 
     /// Queues a command in hiredis' output buffer; written by the next read.
     func append(_ arguments: [String]) throws(RedisFailure) {
-        guard let context else { throw .unreachable("\(endpoint): closed") }
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
         let status = Self.withArgv(arguments) { argc, argv, lengths in
             redisAppendCommandArgv(context, argc, argv, lengths)
         }
@@ -88,8 +63,9 @@ final class RedisConnection {
 
     /// Writes what is queued, then reads one reply.
     func read() throws(RedisFailure) -> RedisReply {
-        guard let context else { throw .unreachable("\(endpoint): closed") }
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
         var raw: UnsafeMutableRawPointer?
+        errno = 0
         guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
         defer { freeReplyObject(raw) }
         return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
@@ -97,11 +73,17 @@ final class RedisConnection {
 
     /// A failed call leaves the connection unusable: it is closed, and the error says why.
     private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisFailure {
-        let closed = context.pointee.err == REDIS_ERR_EOF
-        let why = Self.errorText(context)
+        let failure = Self.failure(context, errno: errno, endpoint: endpoint)
         redisFree(context)
         self.context = nil
-        return .unreachable(closed ? Self.closedPrefix + why : "\(endpoint): \(why)")
+        return failure
+    }
+
+    /// What hiredis reports for `context`, classified; `number` is errno as read right after
+    /// the failing call.
+    private static func failure(_ context: UnsafeMutablePointer<redisContext>, errno number: Int32, endpoint: RedisEndpoint) -> RedisFailure {
+        let text = errorText(context)
+        return .connection(hiredisError: context.pointee.err, errno: number, text: "\(endpoint): \(text.isEmpty ? "closed" : text)")
     }
 
     var isOpen: Bool { context != nil }
@@ -109,7 +91,7 @@ final class RedisConnection {
     /// The next reply the server pushes (a subscriber's message), or nil when none came within
     /// `timeout`: the connection stays usable (a read timeout would close it).
     func nextPushed(within timeout: Duration) throws(RedisFailure) -> RedisReply? {
-        guard let context else { throw .unreachable("\(endpoint): closed") }
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
         var raw: UnsafeMutableRawPointer?
         guard redisGetReplyFromReader(context, &raw) == REDIS_OK else { throw failure(context) }
         if raw == nil {

@@ -1,0 +1,171 @@
+#if Redis
+import CountdownSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to Redis shared by its callers, one call at a time, made again when it broke.
+///
+/// Every call is safe to send twice, so a call whose connection broke, was closed or timed out
+/// before its answer was read is sent again on a new connection, with backoff, for as long as
+/// its ``Patience`` allows: a read or a plain command is idempotent by itself, and a script that
+/// changes something is recorded (``CallRecord``): each carries this link's client id and a
+/// serial that stays the same across its resends, and the server answers a resend with the
+/// answer it kept, without doing anything twice. An error the server answers is thrown, never
+/// swallowed; `LOADING` and `BUSY` wait and resend, as a connection failure does.
+final class RedisLink: Sendable {
+    /// How long a call keeps trying before it throws.
+    enum Patience: Sendable {
+        /// Resends within this long of the first send, then throws the last failure; `.zero`
+        /// never resends (a call whose resend would not be answered the same, as a blocking
+        /// pop: its caller recovers in its own way).
+        case within(Duration)
+        /// Resends, 100 ms apart at most, until it is answered or `stopped` says so (a
+        /// background thread: the claimer, the inbox reader), then throws.
+        case untilStopped(@Sendable () -> Bool)
+    }
+
+    let endpoint: RedisEndpoint
+    /// The name this link's recorded calls are kept under: `<member>:<role>`.
+    let client: String
+    private let commandTimeout: Duration?
+    private let patience: Patience
+
+    private struct Slot {
+        var connection: RedisConnection?
+        /// Each script's digest, from `SCRIPT LOAD`.
+        var digests: [String: String] = [:]
+        /// The serial of the next recorded call; every one below it has been answered or given up.
+        var nextSerial: Int64 = 1
+    }
+
+    private let slot: Locked<Slot>
+
+    /// Connects at once, so that an unreachable server is an error of the caller's `init`.
+    init(
+        _ endpoint: RedisEndpoint, client: String, commandTimeout: Duration? = .seconds(5),
+        patience: Patience = .within(.seconds(1))
+    ) throws(RedisFailure) {
+        self.endpoint = endpoint
+        self.client = client
+        self.commandTimeout = commandTimeout
+        self.patience = patience
+        let connection = try RedisConnection(endpoint, commandTimeout: commandTimeout)
+        slot = Locked(Slot(connection: connection))
+    }
+
+    func call(_ arguments: [String]) throws(RedisFailure) -> RedisReply {
+        try withConnection { (_: inout Slot, connection: RedisConnection) throws(RedisFailure) in
+            try Self.checked(connection.call(arguments))
+        }
+    }
+
+    /// Commands in one round trip; their replies in order (an error among them is a reply).
+    func pipeline(_ commands: [[String]]) throws(RedisFailure) -> [RedisReply] {
+        try withConnection { (_: inout Slot, connection: RedisConnection) throws(RedisFailure) in
+            let replies = try connection.pipeline(commands)
+            for case .error(let text) in replies where RedisFailure.server(text).isTransient { throw .server(text) }
+            return replies
+        }
+    }
+
+    /// Runs `script` with `keys` and `arguments`: one round trip, atomic on the server.
+    func run(_ script: RedisScript, keys: [String], arguments: [String]) throws(RedisFailure) -> RedisReply {
+        let replies = try runMany(script, keys: keys, arguments: [arguments])
+        if case .error(let text) = replies[0] { throw .server(text) }
+        return replies[0]
+    }
+
+    /// Runs `script` once per argument list, pipelined: one round trip for the lot. A recorded
+    /// script's calls take consecutive serials, kept across resends.
+    func runMany(_ script: RedisScript, keys: [String], arguments: [[String]]) throws(RedisFailure) -> [RedisReply] {
+        try slot.withLock { (s: inout Slot) throws(RedisFailure) -> [RedisReply] in
+            var calls = arguments
+            if script.recorded {
+                // Every serial below the first of this batch has been answered (calls go one
+                // at a time under this lock): the server may forget their answers.
+                let first = s.nextSerial
+                s.nextSerial += Int64(arguments.count)
+                calls = arguments.enumerated().map { index, rest in
+                    [client, String(first + Int64(index)), String(first)] + rest
+                }
+            }
+            return try retrying(&s) { (s: inout Slot, c: RedisConnection) throws(RedisFailure) in
+                try Self.evaluate(script, keys, calls, &s, c)
+            }
+        }
+    }
+
+    private func withConnection<T: Sendable>(_ body: (inout Slot, RedisConnection) throws(RedisFailure) -> T) throws(RedisFailure) -> T {
+        try slot.withLock { (s: inout Slot) throws(RedisFailure) -> T in try retrying(&s, body) }
+    }
+
+    /// Runs `body` on the open connection, or a new one; sends it again on a new connection
+    /// while the failure is the connection's (or the server's transient one) and patience lasts.
+    private func retrying<T: Sendable>(
+        _ s: inout Slot, _ body: (inout Slot, RedisConnection) throws(RedisFailure) -> T
+    ) throws(RedisFailure) -> T {
+        let began = SystemClocks.monotonic()
+        var pause: UInt32 = 5_000
+        while true {
+            do {
+                let connection: RedisConnection
+                if let open = s.connection, open.isOpen {
+                    connection = open
+                } else {
+                    s.connection = nil
+                    connection = try RedisConnection(endpoint, timeout: .seconds(1), commandTimeout: commandTimeout)
+                    s.connection = connection
+                }
+                return try body(&s, connection)
+            } catch {
+                guard error.isConnection || error.isTransient else { throw error }
+                if error.isConnection { s.connection = nil }
+                switch patience {
+                case .within(let limit):
+                    guard SystemClocks.monotonic() - began < UInt64(limit.nanoseconds) else { throw error }
+                case .untilStopped(let stopped):
+                    if stopped() { throw error }
+                }
+                usleep(pause)
+                pause = min(pause * 2, 100_000)
+            }
+        }
+    }
+
+    /// A reply that is an error the server may answer differently soon is thrown, to be resent.
+    private static func checked(_ reply: RedisReply) throws(RedisFailure) -> RedisReply {
+        if case .error(let text) = reply, RedisFailure.server(text).isTransient { throw .server(text) }
+        return reply
+    }
+
+    private static func evaluate(
+        _ script: RedisScript, _ keys: [String], _ calls: [[String]], _ s: inout Slot, _ c: RedisConnection
+    ) throws(RedisFailure) -> [RedisReply] {
+        let digest = try digest(script, &s, c)
+        var replies = try c.pipeline(calls.map { ["EVALSHA", digest, String(keys.count)] + keys + $0 })
+        if replies.contains(where: { if case .error(let text) = $0 { text.hasPrefix("NOSCRIPT") } else { false } }) {
+            // The server restarted and lost its script cache: load it again and send the lot
+            // again (the calls that ran are recorded: they answer the same).
+            s.digests[script.name] = nil
+            let reloaded = try Self.digest(script, &s, c)
+            replies = try c.pipeline(calls.map { ["EVALSHA", reloaded, String(keys.count)] + keys + $0 })
+        }
+        for case .error(let text) in replies where RedisFailure.server(text).isTransient { throw .server(text) }
+        return replies
+    }
+
+    private static func digest(_ script: RedisScript, _ s: inout Slot, _ c: RedisConnection) throws(RedisFailure) -> String {
+        if let known = s.digests[script.name] { return known }
+        let reply = try checked(c.call(["SCRIPT", "LOAD", script.source]))
+        guard case .string(let digest) = reply else {
+            if case .error(let text) = reply { throw .server("SCRIPT LOAD \(script.name): \(text)") }
+            throw .connection(.protocol, "SCRIPT LOAD \(script.name) answered \(reply)")
+        }
+        s.digests[script.name] = digest
+        return digest
+    }
+}
+#endif

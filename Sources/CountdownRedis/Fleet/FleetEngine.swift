@@ -1,0 +1,37 @@
+#if Redis
+import Countdown
+import Foundation
+import Synchronization
+
+/// What a Redis strategy's engine does for ``RedisCountdownScheduler``: every call throws
+/// ``CountdownError`` (``CountdownError/unavailable(_:_:)`` when Redis cannot answer); the
+/// observers' side is the ``LocalWatch`` each engine keeps.
+protocol FleetEngine: Sendable {
+    var settings: SchedulerSettings { get }
+    var watch: LocalWatch { get }
+    /// Calls the protocol's non-throwing forms answered as if nothing were there.
+    var unavailableCalls: Atomic<Int> { get }
+
+    func start(key: String, duration: Duration, observer: FleetObserver) throws(CountdownError) -> CountdownStart
+    func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>]
+    func attach(key: String, observer: FleetObserver) throws(CountdownError) -> Duration?
+    func cancel(key: String) throws(CountdownError) -> Bool
+    func pause(key: String) throws(CountdownError) -> Bool
+    func resume(key: String) throws(CountdownError) -> Bool
+    func remaining(key: String) throws(CountdownError) -> Duration?
+    func activeKeys() throws(CountdownError) -> [String]
+    func activeCount() throws(CountdownError) -> Int
+    func shutdown()
+}
+
+/// Keys compare by canonical equivalence, as Swift's strings do; Redis compares bytes: every key
+/// goes to Redis in one canonical form (NFC).
+func canonicalKey(_ key: String) -> String {
+    // ASCII is its own canonical form; only other keys pay for Foundation's normalization.
+    key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
+}
+
+/// A new member's name in the fleet: random, new for every scheduler; tokens and call records
+/// carry it, so it holds neither `/` nor `:`.
+func newMemberName() -> String { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
+#endif

@@ -1,0 +1,62 @@
+#if Redis
+import Countdown
+
+/// The scripts of a strategy whose cancel, pause, resume and remaining answer alike: {now, 1,
+/// generation, owner}, {now, 1, generation, remaining µs, owner}, {now, 1, generation,
+/// deadline µs, owner} or {now, 0}; and {1, remaining µs} or {0}.
+struct FleetScripts: Sendable {
+    let cancel: RedisScript
+    let pause: RedisScript
+    let resume: RedisScript
+    let remaining: RedisScript
+}
+
+/// What both strategies' engines share: the calls that change or read one countdown, from their
+/// own scripts, the change reported to this member's registry under the token the server named
+/// (the observer may be here, or elsewhere: then the registry drops it).
+protocol ScriptedFleetEngine: FleetEngine {
+    var scripts: FleetScripts { get }
+    /// Runs one of the strategy's scripts on the callers' connection.
+    func run(_ script: RedisScript, _ arguments: [String]) throws(CountdownError) -> RedisReply
+    /// A countdown runs again and is due at `deadline` (monotonic): the claimer looks then.
+    func resumed(dueAt deadline: Int64)
+}
+
+extension ScriptedFleetEngine {
+    func cancel(key: String) throws(CountdownError) -> Bool {
+        guard !key.isEmpty, !watch.isStopped else { return false }
+        let reply = try run(scripts.cancel, [canonicalKey(key)]).elements
+        guard reply.count >= 4, reply[1].int == 1, let generation = reply[2].int, let token = reply[3].text else { return false }
+        watch.receive(FleetNotice(generation: generation, token: token, kind: .cancelled))
+        return true
+    }
+
+    func pause(key: String) throws(CountdownError) -> Bool {
+        guard !key.isEmpty, !watch.isStopped else { return false }
+        let reply = try run(scripts.pause, [canonicalKey(key)]).elements
+        guard reply.count >= 5, reply[1].int == 1, let generation = reply[2].int, let left = reply[3].int,
+              let token = reply[4].text else { return false }
+        watch.receive(FleetNotice(generation: generation, token: token, kind: .paused(remaining: left * 1000)))
+        return true
+    }
+
+    func resume(key: String) throws(CountdownError) -> Bool {
+        guard !key.isEmpty, !watch.isStopped else { return false }
+        let reply = try run(scripts.resume, [canonicalKey(key)]).elements
+        let received = LocalWatch.now()
+        guard reply.count >= 5, let now = reply[0].int, reply[1].int == 1, let generation = reply[2].int,
+              let deadline = reply[3].int, let token = reply[4].text else { return false }
+        let local = ServerClock.local(deadline, serverNow: now, receivedAt: received)
+        watch.receive(FleetNotice(generation: generation, token: token, kind: .resumed(deadline: local)))
+        resumed(dueAt: local)
+        return true
+    }
+
+    func remaining(key: String) throws(CountdownError) -> Duration? {
+        guard !key.isEmpty, !watch.isStopped else { return nil }
+        let reply = try run(scripts.remaining, [canonicalKey(key)]).elements
+        guard reply.first?.int == 1, reply.count >= 2, let left = reply[1].int else { return nil }
+        return .microseconds(left)
+    }
+}
+#endif

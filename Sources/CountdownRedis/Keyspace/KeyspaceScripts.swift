@@ -1,0 +1,94 @@
+#if Redis
+/// The keyspace strategy's operations. Each is a small script so that a start or an attach is
+/// one atomic step, as the contract asks, and recorded (``CallRecord``) so that a call sent again
+/// is answered the same; the timing is the tutorials': a key per countdown, `P:t:<key>`,
+/// holding `generation duration r 0 attaches owner` with a TTL (`PX`), or `generation duration p
+/// remaining attaches owner` with none while paused, and the end heard as the key's expiry
+/// notification. What another member must hear is published on `P:own`, fire-and-forget as the
+/// notifications are, addressed to the observer's token as the sorted set's inbox messages are
+/// (``FleetMessage``): `l g token key`, `x g token key`, `p g remaining token key`,
+/// `r g deadline token key`.
+enum KeyspaceScripts {
+    /// Lua that reads the countdown at `t` into `f` (nil when there is none).
+    private static let load = """
+        local f
+        do
+          local v = redis.call('GET', t)
+          if v then
+            local g, d, s, r, a, o = string.match(v, '^(%d+) (%d+) (%a) (%d+) (%d+) (%S+)$')
+            if g then f = {g = g, d = d, s = s, r = r, a = a, o = o} end
+          end
+        end
+        """
+
+    /// arg: owner token, key, duration µs, attach only (1/0).
+    /// Answers {now, 0 started | 1 attached | 3 nothing, generation, duration, 'r'/'p',
+    /// deadline, remaining, attach serial}.
+    static let start = RedisScript.recorded("keyspace-start", body: """
+        local owner, key = arg[1], arg[2]
+        local t = P .. ':t:' .. key
+        \(load)
+        if f then
+          local a = tonumber(f.a) + 1
+          redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. a .. ' ' .. owner, 'KEEPTTL')
+          redis.call('PUBLISH', P .. ':own', 'l ' .. f.g .. ' ' .. f.o .. ' ' .. key)
+          if f.s == 'p' then return {1, f.g, f.d, 'p', 0, tonumber(f.r), a} end
+          local deadline = redis.call('PEXPIRETIME', t) * 1000
+          return {1, f.g, f.d, 'r', deadline, math.max(0, deadline - n), a}
+        end
+        if arg[4] == '1' then return {3} end
+        local d = tonumber(arg[3])
+        local g = redis.call('INCR', P .. ':seq')
+        redis.call('SET', t, g .. ' ' .. string.format('%d', d) .. ' r 0 0 ' .. owner, 'PX', math.ceil(d / 1000))
+        return {0, g, d, 'r', redis.call('PEXPIRETIME', t) * 1000, d, 0}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
+    static let cancel = RedisScript.recorded("keyspace-cancel", body: """
+        local key = arg[1]
+        local t = P .. ':t:' .. key
+        \(load)
+        if not f then return {0} end
+        redis.call('DEL', t)
+        redis.call('PUBLISH', P .. ':own', 'x ' .. f.g .. ' ' .. f.o .. ' ' .. key)
+        return {1, f.g, f.o}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, remaining µs, owner} or {now, 0}.
+    static let pause = RedisScript.recorded("keyspace-pause", body: """
+        local key = arg[1]
+        local t = P .. ':t:' .. key
+        \(load)
+        if not f or f.s ~= 'r' then return {0} end
+        local left = redis.call('PEXPIRETIME', t) * 1000 - n
+        if left <= 0 then return {0} end
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' p ' .. string.format('%d', left) .. ' ' .. f.a .. ' ' .. f.o)
+        redis.call('PUBLISH', P .. ':own', 'p ' .. f.g .. ' ' .. string.format('%d', left) .. ' ' .. f.o .. ' ' .. key)
+        return {1, f.g, left, f.o}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, deadline, owner} or {now, 0}.
+    static let resume = RedisScript.recorded("keyspace-resume", body: """
+        local key = arg[1]
+        local t = P .. ':t:' .. key
+        \(load)
+        if not f or f.s ~= 'p' then return {0} end
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. f.o, 'PX', math.max(1, math.ceil(tonumber(f.r) / 1000)))
+        local deadline = redis.call('PEXPIRETIME', t) * 1000
+        redis.call('PUBLISH', P .. ':own', 'r ' .. f.g .. ' ' .. string.format('%d', deadline) .. ' ' .. f.o .. ' ' .. key)
+        return {1, f.g, deadline, f.o}
+        """)
+
+    /// ARGV: key. Answers {1, remaining µs} or {0}. Reads only.
+    static let remaining = RedisScript.reading("keyspace-remaining", source: """
+        local t = KEYS[1] .. ':t:' .. ARGV[1]
+        \(load)
+        if not f then return {0} end
+        if f.s == 'p' then return {1, tonumber(f.r)} end
+        local x = redis.call('TIME')
+        local left = redis.call('PEXPIRETIME', t) * 1000 - (tonumber(x[1]) * 1000000 + tonumber(x[2]))
+        if left < 0 then left = 0 end
+        return {1, left}
+        """)
+}
+#endif

@@ -1,0 +1,164 @@
+#if Redis
+import Countdown
+import CountdownSupport
+import Dispatch
+
+/// The observers' side of a fleet member: carries out what its ``ObserverRegistry`` decides.
+/// Under one lock it asks the registry, moves the gates it names and files the ticks; after the
+/// lock it queues a drain of the deliveries on the delivery queue and wakes the ticks' thread
+/// when an earlier tick was filed. Nothing else (no Redis call, no queue, no observer) is
+/// touched under the lock; the drain checks each tick against its observer's gate, without it.
+final class LocalWatch: Sendable {
+    let tick: Int64
+    let queue: DispatchQueue
+
+    private struct State {
+        var registry: ObserverRegistry
+        var ticks = TickHeap()
+        var outbox: [FleetDelivery] = []
+        var drainQueued = false
+        /// The instant the ticks' thread sleeps until: only an earlier tick wakes it.
+        var sleepingUntil: Int64 = 0
+    }
+
+    private let state: Locked<State>
+    private let ticker = Locked<FleetTicker?>(nil)
+
+    init(tick: Duration, queue: DispatchQueue) {
+        self.tick = tick.nanoseconds
+        self.queue = queue
+        state = Locked(State(registry: ObserverRegistry(tick: tick.nanoseconds)))
+    }
+
+    static func now() -> Int64 { Int64(SystemClocks.monotonic()) }
+
+    /// Starts the thread that delivers ticks.
+    func startTicks(name: String) {
+        ticker.withLock { $0 = FleetTicker(name: name) { [self] now in dueTicks(now) } }
+    }
+
+    // MARK: What the engines report
+
+    /// A call that makes an observer is about to be sent under `token`. False once shut down.
+    func expect(_ token: String) -> Bool { decide { r, _ in r.expect(token) } }
+
+    /// The call under `token` failed.
+    func abandon(_ token: String) { decide { r, _ in r.abandon(token) } }
+
+    /// The answer to an expected call. False once shut down.
+    @discardableResult
+    func observe(_ answer: ObserverRegistry.Answer) -> Bool {
+        let now = Self.now()
+        return decide { r, d in r.observe(answer, now: now, into: &d) }
+    }
+
+    /// A notice for one of the tokens this process sent.
+    func receive(_ notice: FleetNotice) {
+        let now = Self.now()
+        decide { r, d in r.receive(notice, now: now, into: &d) }
+    }
+
+    /// A keyspace notification said `key` expired.
+    func finishExpired(key: String, slack: Int64) {
+        let now = Self.now()
+        decide { r, d in r.finishExpired(key: key, slack: slack, now: now, into: &d) }
+    }
+
+    /// The consumer of `observer` left: the countdown runs on, unobserved here.
+    func detach(_ observer: FleetObserver) { decide { r, d in r.detach(observer, into: &d) } }
+
+    /// Ends every observer here (their streams end) and stops the ticks' thread. The outbox is
+    /// still delivered: an end is how a stream hears of the shutdown.
+    func shutdown() {
+        decide { r, d in r.shutdown(into: &d) }
+        ticker.withLock { $0?.wake() }
+    }
+
+    var isStopped: Bool { state.withLock { $0.registry.stopped } }
+
+    /// How many countdowns this process observes.
+    var observedCount: Int { state.withLock { $0.registry.count } }
+
+    /// How many calls that make an observer are on their way.
+    var awaitedCount: Int { state.withLock { $0.registry.awaitedCount } }
+
+    func generation(of key: String) -> Int64? { state.withLock { $0.registry.generation(of: key) } }
+
+    /// Waits until the ticks' thread has ended (after ``shutdown()``), at most `timeout`.
+    func waitForTicksEnded(timeout: Duration) -> Bool {
+        ticker.withLock { $0 }?.waitForEnd(timeout: timeout) ?? true
+    }
+
+    // MARK: Carrying out
+
+    /// On the ticks' thread: every tick due by `now`, then when to wake.
+    private func dueTicks(_ now: Int64) -> FleetTicker.Next {
+        let (next, queueDrain) = state.withLock { s -> (FleetTicker.Next, Bool) in
+            if s.registry.stopped { return (.stop, false) }
+            var d = FleetDecisions()
+            while let top = s.ticks.peek(), top.instant <= now {
+                s.ticks.pop()
+                s.registry.tick(generation: top.generation, instant: top.instant, now: now, into: &d)
+            }
+            let queueDrain = carryOut(d, in: &s)
+            let next = s.ticks.peek()?.instant
+            s.sleepingUntil = next ?? .max
+            return (next.map { .at($0) } ?? .whenWoken, queueDrain)
+        }
+        if queueDrain { queue.async { self.drain() } }
+        return next
+    }
+
+    /// Runs `body` under the lock, carries out its decisions, then queues a drain when it is
+    /// the first to fill the outbox, and wakes the ticks' thread when an earlier tick was filed.
+    @discardableResult
+    private func decide<T>(_ body: (inout ObserverRegistry, inout FleetDecisions) -> T) -> T {
+        let (result, queueDrain, wakeTicks) = state.withLock { s -> (T, Bool, Bool) in
+            var d = FleetDecisions()
+            let result = body(&s.registry, &d)
+            let earliest = d.ticks.map(\.instant).min()
+            let queueDrain = carryOut(d, in: &s)
+            guard let earliest, earliest < s.sleepingUntil else { return (result, queueDrain, false) }
+            s.sleepingUntil = earliest
+            return (result, queueDrain, true)
+        }
+        if queueDrain { queue.async { self.drain() } }
+        if wakeTicks { ticker.withLock { $0 }?.wake() }
+        return result
+    }
+
+    /// Under the lock: moves the gates, files the ticks, queues the deliveries; whether a drain
+    /// must be queued.
+    private func carryOut(_ d: FleetDecisions, in s: inout State) -> Bool {
+        for (observer, epoch) in d.gates { observer.close(to: epoch) }
+        for filed in d.ticks { s.ticks.push(instant: filed.instant, generation: filed.generation) }
+        s.outbox.append(contentsOf: d.deliveries)
+        guard !s.outbox.isEmpty, !s.drainQueued else { return false }
+        s.drainQueued = true
+        return true
+    }
+
+    /// On the delivery queue: everything decided so far, in the order decided; a tick only if
+    /// its observer's gate still reads the epoch it was decided in.
+    private func drain() {
+        let batch = state.withLock { s -> [FleetDelivery] in
+            s.drainQueued = false
+            defer { s.outbox = [] }
+            return s.outbox
+        }
+        for delivery in batch {
+            switch delivery {
+            case .tick(let observer, let epoch, let event):
+                if observer.epoch == epoch { observer.observer(event) }
+            case .told(let observer, let event):
+                observer.observer(event)
+            case .finish(let observer, let event):
+                observer.observer(event)
+                observer.onEnd?()
+            case .end(let observer):
+                observer.onEnd?()
+            }
+        }
+    }
+}
+#endif

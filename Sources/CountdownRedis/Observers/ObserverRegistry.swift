@@ -1,0 +1,189 @@
+#if Redis
+import Countdown
+
+/// What this process observes of the fleet's countdowns, and every change to it, decided as a
+/// value: each operation takes the instant and appends what to do to a ``FleetDecisions``;
+/// ``LocalWatch`` carries that out. No clock, thread, queue or Redis call here, so that every
+/// ordering of answers and messages can be tested without time.
+///
+/// A call that makes an observer here (a start, an attach) is *expected* before it is sent,
+/// under the token it sends. Whatever is addressed to that token before its answer is observed
+/// (another member's attach, cancel, pause, resume, the finish) is kept, in order, and applied
+/// once the answer is; a message for a token neither expected nor observed is about an observer
+/// already gone, and is dropped. Messages travel on other connections than answers, so either
+/// may come first; neither order may orphan an observer.
+struct ObserverRegistry {
+    /// What a start's or an attach's answer makes this process observe.
+    struct Answer {
+        let key: String
+        let generation: Int64
+        let token: String
+        let attachSerial: Int64
+        let duration: Int64
+        let phase: ObservedCountdown.Phase
+        /// Nanoseconds to tell the observer at once (zero: no tick; the finish is on its way).
+        let told: Int64
+        let observer: FleetObserver
+    }
+
+    let tick: Int64
+    private(set) var entries: [Int64: ObservedCountdown] = [:]
+    /// The generation observed under each key (the newest, when an older one waits for its end).
+    private var current: [String: Int64] = [:]
+    /// Calls on their way, by token, with what was addressed to it before its answer came.
+    private var awaited: [String: [FleetNotice]] = [:]
+    private(set) var stopped = false
+
+    init(tick: Int64) { self.tick = tick }
+
+    var count: Int { entries.count }
+    var awaitedCount: Int { awaited.count }
+    func generation(of key: String) -> Int64? { current[key] }
+
+    /// A call under `token` is about to be sent: what comes for it before its answer is kept.
+    /// False once shut down.
+    mutating func expect(_ token: String) -> Bool {
+        guard !stopped else { return false }
+        awaited[token] = []
+        return true
+    }
+
+    /// The call under `token` failed: it makes no observer here, and what came for it goes.
+    mutating func abandon(_ token: String) { awaited[token] = nil }
+
+    /// The answer to an expected call: the observer hears its first tick at once, then observes
+    /// the countdown here (replacing whatever this process observed of it), then hears what was
+    /// kept for its token. False, observing nothing, once shut down (the observer ends).
+    @discardableResult
+    mutating func observe(_ answer: Answer, now: Int64, into d: inout FleetDecisions) -> Bool {
+        let early = awaited.removeValue(forKey: answer.token) ?? []
+        guard !stopped else {
+            d.deliveries.append(.end(answer.observer))
+            return false
+        }
+        if answer.told > 0 {
+            d.deliveries.append(.told(answer.observer, event(answer.key, .tick, answer.told)))
+        }
+        if let observed = current[answer.key], observed == answer.generation, let newer = entries[observed],
+           newer.attachSerial > answer.attachSerial {
+            // Two calls of this process answered out of order: the later attach, observed
+            // first, replaced this one at the server already.
+            d.deliveries.append(.end(answer.observer))
+            return true
+        }
+        // Generations grow fleet-wide: an older one answered after a newer one was observed
+        // under the key ended at the server, and replaces nothing; a newer one replaces only
+        // an observer of the same countdown (another generation waits for its own end, which is
+        // addressed to its token and on its way).
+        let older = current[answer.key].map { $0 > answer.generation } ?? false
+        if !older, current[answer.key] == answer.generation, let replaced = entries.removeValue(forKey: answer.generation) {
+            d.gates.append((replaced.observer, .max))
+            d.deliveries.append(.end(replaced.observer))
+        }
+        var entry = ObservedCountdown(
+            key: answer.key, generation: answer.generation, token: answer.token, attachSerial: answer.attachSerial,
+            observer: answer.observer, duration: answer.duration, phase: answer.phase, leastTold: answer.told)
+        fileNextTick(&entry, after: now, into: &d)
+        entries[answer.generation] = entry
+        if !older { current[answer.key] = answer.generation }
+        for notice in early { apply(notice, now: now, into: &d) }
+        return true
+    }
+
+    /// A notice for a token: kept while its call is on its way, applied to its observer here,
+    /// or dropped when that observer is gone (or was never this process's).
+    mutating func receive(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
+        if awaited[notice.token] != nil {
+            awaited[notice.token]!.append(notice)
+            return
+        }
+        apply(notice, now: now, into: &d)
+    }
+
+    private mutating func apply(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
+        guard var entry = entries[notice.generation], entry.token == notice.token else { return }
+        switch notice.kind {
+        case .finished:
+            remove(entry)
+            d.deliveries.append(.finish(entry.observer, event(entry.key, .finished, 0)))
+        case .cancelled, .replaced:
+            remove(entry)
+            d.gates.append((entry.observer, .max))
+            d.deliveries.append(.end(entry.observer))
+        case .paused(let remaining):
+            entry.phase = .paused(remaining: remaining)
+            entry.epoch += 1
+            entry.nextTick = nil
+            d.gates.append((entry.observer, entry.epoch))
+            entries[entry.generation] = entry
+        case .resumed(let deadline):
+            entry.phase = .running(deadline: deadline)
+            fileNextTick(&entry, after: now, into: &d)
+            entries[entry.generation] = entry
+        }
+    }
+
+    /// A keyspace notification said `key` expired: the countdown observed here under it
+    /// finishes, unless its deadline is still more than `slack` ahead (the notification was
+    /// about an earlier countdown under the same key, or a paused one: neither is this one's end).
+    mutating func finishExpired(key: String, slack: Int64, now: Int64, into d: inout FleetDecisions) {
+        guard let generation = current[key], let entry = entries[generation],
+              case .running(let deadline) = entry.phase, deadline <= now + slack else { return }
+        remove(entry)
+        d.deliveries.append(.finish(entry.observer, event(key, .finished, 0)))
+    }
+
+    /// The tick filed for `instant` of `generation` is due: tell the remaining time, file the next.
+    mutating func tick(generation: Int64, instant: Int64, now: Int64, into d: inout FleetDecisions) {
+        guard var entry = entries[generation], entry.nextTick == instant, case .running(let deadline) = entry.phase
+        else { return }
+        let remaining = min(deadline - now, entry.leastTold)
+        if remaining > 0 {
+            entry.leastTold = remaining
+            d.deliveries.append(.tick(entry.observer, epoch: entry.epoch, event(entry.key, .tick, remaining)))
+        }
+        fileNextTick(&entry, after: max(now, instant), into: &d)
+        entries[generation] = entry
+    }
+
+    /// The consumer of `observer` left (an event stream): the countdown runs on, unobserved here.
+    mutating func detach(_ observer: FleetObserver, into d: inout FleetDecisions) {
+        guard let entry = entries.values.first(where: { $0.observer === observer }) else { return }
+        remove(entry)
+        d.gates.append((observer, .max))
+    }
+
+    /// Ends every observer here (their streams end); calls still on their way end theirs when
+    /// answered.
+    mutating func shutdown(into d: inout FleetDecisions) {
+        guard !stopped else { return }
+        stopped = true
+        for entry in entries.values {
+            d.gates.append((entry.observer, .max))
+            d.deliveries.append(.end(entry.observer))
+        }
+        entries.removeAll()
+        current.removeAll()
+    }
+
+    private mutating func remove(_ entry: ObservedCountdown) {
+        entries[entry.generation] = nil
+        if current[entry.key] == entry.generation { current[entry.key] = nil }
+    }
+
+    private func fileNextTick(_ entry: inout ObservedCountdown, after now: Int64, into d: inout FleetDecisions) {
+        guard case .running(let deadline) = entry.phase,
+              let instant = TickGrid.next(deadline: deadline, duration: entry.duration, tick: tick, after: now)
+        else {
+            entry.nextTick = nil
+            return
+        }
+        entry.nextTick = instant
+        d.ticks.append((instant, entry.generation))
+    }
+
+    private func event(_ key: String, _ kind: CountdownEvent.Kind, _ nanoseconds: Int64) -> CountdownEvent {
+        CountdownEvent(key: key, kind: kind, remaining: .nanoseconds(nanoseconds))
+    }
+}
+#endif

@@ -1,0 +1,194 @@
+#if Redis
+/// The sorted-set strategy's operations, each one Lua script: atomic on the server, one round
+/// trip, timed by the server's own clock (`TIME`), which decides for the whole fleet, and
+/// recorded (``CallRecord``), so that a call sent again is answered the same.
+///
+/// Lean on purpose: Redis runs one script at a time, so every command and every Lua closure in
+/// a start is paid by every member's starts (measured with `INFO commandstats`: a shared prelude
+/// of six helper functions cost most of a 19.1 µs start). What is shared is written into each
+/// script where it is used (``tell(_:_:)``), not defined as a function.
+///
+/// Under the namespace `P` (`KEYS[1]`, a hash tag such as `{countdown}` so that a cluster keeps
+/// it on one slot):
+/// - `P:d`: a sorted set, key → deadline in µs of the server's clock: the running countdowns;
+/// - `P:c:<key>`: a hash per countdown: `g` its generation (fleet-wide serial), `d` its duration
+///   (µs), `s` `r` running or `p` paused, `dl` its deadline or `r` its frozen remaining time, `o`
+///   its observer's token (`<member>/<serial>`: the last attached anywhere), `a` how many
+///   attached since the start;
+/// - `P:p`: the set of paused keys (the running ones are `P:d`'s members);
+/// - `P:seq`: the generation counter;
+/// - `P:m`: the members (schedulers) seen, by the server's time of their last claim;
+/// - `P:i:<member>`: a member's inbox, a list of what happened to a countdown whose observer it
+///   holds, each addressed to that observer's token: `f g token key` (finished, claimed
+///   elsewhere), `x g token key` (cancelled), `l g token key` (another observer attached),
+///   `p g remaining token key` (paused), `r g deadline token key` (resumed); and `w deadline`
+///   wake-ups. Read into `P:w:<member>` (``InboxReader``); both kept a minute while nobody reads;
+/// - `P:a:<client>`: the call records (``CallRecord``).
+///
+/// Numbers in messages are written with `string.format('%d')`: Lua's own conversion of a number
+/// to text keeps 14 digits, and a deadline in µs has 16.
+enum ZSetScripts {
+    /// Lua that posts `message` to the inbox of the member of `owner` (a token), unless that is
+    /// this member.
+    static func tell(_ owner: String, _ message: String) -> String {
+        """
+        do
+          local member = string.match(\(owner), '^[^/]*')
+          if member ~= me then
+            local box = P .. ':i:' .. member
+            redis.call('RPUSH', box, \(message))
+            redis.call('PEXPIRE', box, 60000)
+          end
+        end
+        """
+    }
+
+    /// Lua that wakes every other member when `deadline` (a number) is earlier than every
+    /// deadline before it: their claimers sleep until the earliest they know.
+    static func wakeIfEarliest(_ deadline: String) -> String {
+        """
+        do
+          local first = redis.call('ZRANGE', P .. ':d', 0, 0, 'WITHSCORES')
+          if first[2] == nil or tonumber(first[2]) > \(deadline) then
+            local wake = 'w ' .. string.format('%d', \(deadline))
+            for _, member in ipairs(redis.call('ZRANGE', P .. ':m', 0, -1)) do
+              if member ~= me then
+                local box = P .. ':i:' .. member
+                redis.call('RPUSH', box, wake)
+                redis.call('PEXPIRE', box, 60000)
+              end
+            end
+          end
+        end
+        """
+    }
+
+    /// arg: owner token, key, duration µs, capacity (-1: none), attach only (1/0).
+    /// Answers {now, 0 started | 1 attached | 2 over capacity | 3 nothing to attach,
+    /// generation, duration, 'r'/'p', deadline, remaining, attach serial}: the serial orders the
+    /// observers of one countdown as the server saw them attach (0 for the starter's).
+    static let start = RedisScript.recorded("start", body: """
+        local owner, key = arg[1], arg[2]
+        local h = P .. ':c:' .. key
+        local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a')
+        if v[1] then
+          local a = tonumber(v[7]) + 1
+          redis.call('HSET', h, 'o', owner, 'a', a)
+        \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
+          local left
+          if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
+          return {1, v[1], v[2], v[3], v[4] or 0, left, a}
+        end
+        if arg[5] == '1' then return {3} end
+        local capacity = tonumber(arg[4])
+        if capacity >= 0 and redis.call('ZCARD', P .. ':d') + redis.call('SCARD', P .. ':p') >= capacity then return {2} end
+        local d = tonumber(arg[3])
+        local g = redis.call('INCR', P .. ':seq')
+        local deadline = n + d
+        \(wakeIfEarliest("deadline"))
+        redis.call('HSET', h, 'g', g, 'd', d, 's', 'r', 'dl', deadline, 'o', owner, 'a', 0)
+        redis.call('ZADD', P .. ':d', deadline, key)
+        return {0, g, d, 'r', deadline, d, 0}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
+    static let cancel = RedisScript.recorded("cancel", body: """
+        local key = arg[1]
+        local h = P .. ':c:' .. key
+        local v = redis.call('HMGET', h, 'g', 'o')
+        if not v[1] then return {0} end
+        redis.call('DEL', h)
+        redis.call('ZREM', P .. ':d', key)
+        redis.call('SREM', P .. ':p', key)
+        \(tell("v[2]", "'x ' .. v[1] .. ' ' .. v[2] .. ' ' .. key"))
+        return {1, v[1], v[2]}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, remaining µs, owner} or {now, 0}: unknown, paused
+    /// already, or due (its finish is on its way).
+    static let pause = RedisScript.recorded("pause", body: """
+        local key = arg[1]
+        local h = P .. ':c:' .. key
+        local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o')
+        if not v[1] or v[2] ~= 'r' then return {0} end
+        local left = tonumber(v[3]) - n
+        if left <= 0 then return {0} end
+        redis.call('HSET', h, 's', 'p', 'r', left)
+        redis.call('HDEL', h, 'dl')
+        redis.call('ZREM', P .. ':d', key)
+        redis.call('SADD', P .. ':p', key)
+        \(tell("v[4]", "'p ' .. v[1] .. ' ' .. string.format('%d', left) .. ' ' .. v[4] .. ' ' .. key"))
+        return {1, v[1], left, v[4]}
+        """)
+
+    /// arg: key. Answers {now, 1, generation, deadline, owner} or {now, 0}.
+    static let resume = RedisScript.recorded("resume", body: """
+        local key = arg[1]
+        local h = P .. ':c:' .. key
+        local v = redis.call('HMGET', h, 'g', 's', 'r', 'o')
+        if not v[1] or v[2] ~= 'p' then return {0} end
+        local deadline = n + tonumber(v[3])
+        \(wakeIfEarliest("deadline"))
+        redis.call('HSET', h, 's', 'r', 'dl', deadline)
+        redis.call('HDEL', h, 'r')
+        redis.call('SREM', P .. ':p', key)
+        redis.call('ZADD', P .. ':d', deadline, key)
+        \(tell("v[4]", "'r ' .. v[1] .. ' ' .. string.format('%d', deadline) .. ' ' .. v[4] .. ' ' .. key"))
+        return {1, v[1], deadline, v[4]}
+        """)
+
+    /// ARGV: key. Answers {1, remaining µs} or {0}. Reads only.
+    static let remaining = RedisScript.reading("remaining", source: """
+        local v = redis.call('HMGET', KEYS[1] .. ':c:' .. ARGV[1], 'g', 's', 'dl', 'r')
+        if not v[1] then return {0} end
+        if v[2] == 'p' then return {1, tonumber(v[4])} end
+        local t = redis.call('TIME')
+        return {1, math.max(0, tonumber(v[3]) - (tonumber(t[1]) * 1000000 + tonumber(t[2])))}
+        """)
+
+    /// arg: most to claim. Marks the member seen, forgets members unseen for 10 s, then claims
+    /// what is due: each claimed countdown leaves every structure at once (so one member owns
+    /// each finish), and its finish goes to its observer's inbox unless that is here. Recorded
+    /// like every call: a claim whose answer was lost, sent again with its serial, answers the
+    /// same countdowns, so the claimer's own observers still hear them.
+    /// Answers {now, earliest deadline left or -1, claimed count, {generation, owner, …} observed here}.
+    static let claim = RedisScript.recorded("claim", body: """
+        local most = tonumber(arg[1])
+        redis.call('ZADD', P .. ':m', n, me)
+        redis.call('ZREMRANGEBYSCORE', P .. ':m', '-inf', n - 10000000)
+        local due = redis.call('ZRANGEBYSCORE', P .. ':d', '-inf', n, 'LIMIT', 0, most)
+        local here = {}
+        if #due > 0 then
+          redis.call('ZREM', P .. ':d', unpack(due))
+          for _, key in ipairs(due) do
+            local h = P .. ':c:' .. key
+            local v = redis.call('HMGET', h, 'g', 'o')
+            redis.call('DEL', h)
+            if v[1] then
+              if string.match(v[2], '^[^/]*') == me then
+                here[#here + 1] = v[1]
+                here[#here + 1] = v[2]
+              else
+              \(tell("v[2]", "'f ' .. v[1] .. ' ' .. v[2] .. ' ' .. key"))
+              end
+            end
+          end
+        end
+        local first = redis.call('ZRANGE', P .. ':d', 0, 0, 'WITHSCORES')
+        return {first[2] or '-1', #due, here}
+        """)
+
+    /// Moves up to `ARGV[1]` more messages from the inbox `KEYS[1]` to the processing list
+    /// `KEYS[2]` (after the one a blocking `BLMOVE` moved): one round trip for a burst. Answers
+    /// the messages moved. Never sent twice (a resend would move the next ones and lose the
+    /// answer of the first): after a broken connection the reader reads the processing list
+    /// again instead.
+    static let moveInbox = RedisScript.reading("move-inbox", source: """
+        redis.call('PEXPIRE', KEYS[2], 60000)
+        local items = redis.call('LPOP', KEYS[1], tonumber(ARGV[1]))
+        if not items then return {} end
+        redis.call('RPUSH', KEYS[2], unpack(items))
+        return items
+        """)
+}
+#endif

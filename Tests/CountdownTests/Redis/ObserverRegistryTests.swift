@@ -1,0 +1,193 @@
+#if Redis
+import Countdown
+@testable import CountdownRedis
+import Testing
+
+/// The fleet's observer registry, without time, threads or Redis: every order in which a
+/// call's answer and the messages addressed to its observer can arrive.
+@Suite("Observer registry")
+struct ObserverRegistryTests {
+    static let second: Int64 = 1_000_000_000
+    static let tick: Int64 = second
+
+    /// A registry and what it decided, delivered as a drain would deliver it.
+    struct Fixture {
+        var registry = ObserverRegistry(tick: ObserverRegistryTests.tick)
+        var decisions = FleetDecisions()
+        var heard: [String: [String]] = [:]
+
+        /// Delivers everything decided so far, gates first, as ``LocalWatch`` does.
+        mutating func deliver(_ names: [ObjectIdentifier: String]) {
+            for (observer, epoch) in decisions.gates { observer.close(to: epoch) }
+            for delivery in decisions.deliveries {
+                switch delivery {
+                case .tick(let o, let epoch, let event):
+                    if o.epoch == epoch { heard[names[ObjectIdentifier(o)]!, default: []].append("tick \(event.remaining.nanoseconds / ObserverRegistryTests.second)") }
+                case .told(let o, let event):
+                    heard[names[ObjectIdentifier(o)]!, default: []].append("told \(event.remaining.nanoseconds / ObserverRegistryTests.second)")
+                case .finish(let o, _):
+                    heard[names[ObjectIdentifier(o)]!, default: []].append("finish")
+                case .end(let o):
+                    heard[names[ObjectIdentifier(o)]!, default: []].append("end")
+                }
+            }
+            decisions = FleetDecisions()
+        }
+    }
+
+    static func answer(
+        _ token: String, generation: Int64 = 7, serial: Int64 = 0, deadline: Int64 = 10 * second, told: Int64 = 10 * second,
+        key: String = "sms-code:+8613812345678", observer: FleetObserver
+    ) -> ObserverRegistry.Answer {
+        ObserverRegistry.Answer(
+            key: key, generation: generation, token: token, attachSerial: serial, duration: 10 * second,
+            phase: .running(deadline: deadline), told: told, observer: observer)
+    }
+
+    @Test("a replacement that overtakes the answer is kept: the observer hears its first tick, then nothing, and is let go")
+    func replacedBeforeAnswered() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        let expected = f.registry.expect("m/1")
+        #expect(expected)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .replaced), now: 0, into: &f.decisions)
+        #expect(f.decisions.deliveries.isEmpty, "a notice for an answer on its way was acted on at once")
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10", "end"])
+        #expect(f.registry.count == 0, "the replaced observer is still held")
+        #expect(f.registry.awaitedCount == 0)
+        #expect(a.epoch == .max, "its gate was left open")
+    }
+
+    @Test("a cancel that overtakes the answer ends the observer once the answer comes")
+    func cancelledBeforeAnswered() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .cancelled), now: 0, into: &f.decisions)
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10", "end"])
+        #expect(f.registry.count == 0)
+    }
+
+    @Test("a pause and a resume that overtake the answer are applied in order: the ticks follow the resumed deadline")
+    func pausedAndResumedBeforeAnswered() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second)), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .resumed(deadline: 12 * Self.second)), now: 0, into: &f.decisions)
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        #expect(f.registry.entries[7]?.phase == .running(deadline: 12 * Self.second))
+        let filed = f.decisions.ticks.last
+        #expect(filed?.instant == 3 * Self.second, "the next tick is not on the resumed countdown's grid: \(String(describing: filed))")
+        f.registry.tick(generation: 7, instant: 3 * Self.second, now: 3 * Self.second, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10", "tick 9"])
+    }
+
+    @Test("a finish claimed before the answer is observed is heard after the first tick, once")
+    func finishedBeforeAnswered() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .finished), now: 0, into: &f.decisions)
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .finished), now: 0, into: &f.decisions)  // replayed
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10", "finish"])
+        #expect(f.registry.count == 0)
+    }
+
+    @Test("a notice for a token neither on its way nor observed is dropped, and touches no later observer")
+    func strayNoticeDropped() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .cancelled), now: 0, into: &f.decisions)
+        _ = f.registry.expect("m/2")
+        f.registry.observe(Self.answer("m/2", observer: a), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .replaced), now: 0, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10"])
+        #expect(f.registry.count == 1)
+    }
+
+    @Test("a call that failed drops what was kept for it")
+    func abandonedCall() {
+        var f = Fixture()
+        _ = f.registry.expect("m/1")
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: Self.second)), now: 0, into: &f.decisions)
+        f.registry.abandon("m/1")
+        #expect(f.registry.awaitedCount == 0)
+        #expect(f.decisions.deliveries.isEmpty && f.decisions.gates.isEmpty)
+    }
+
+    @Test("two attaches of this process answered out of order: the earlier one hears its first tick and ends")
+    func attachesAnsweredOutOfOrder() {
+        var f = Fixture()
+        let early = FleetObserver { _ in }, late = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        _ = f.registry.expect("m/2")
+        f.registry.observe(Self.answer("m/2", serial: 2, told: 8 * Self.second, observer: late), now: 0, into: &f.decisions)
+        f.registry.observe(Self.answer("m/1", serial: 1, told: 9 * Self.second, observer: early), now: 0, into: &f.decisions)
+        f.deliver([ObjectIdentifier(early): "early", ObjectIdentifier(late): "late"])
+        #expect(f.heard["early"] == ["told 9", "end"])
+        #expect(f.heard["late"] == ["told 8"])
+        #expect(f.registry.entries[7]?.token == "m/2")
+    }
+
+    @Test("a pause silences a tick already decided; the finish still comes after it")
+    func pauseClosesTheGate() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        f.registry.tick(generation: 7, instant: Self.second, now: Self.second, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second)), now: Self.second, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .finished), now: Self.second, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10", "finish"])
+    }
+
+    @Test("a newer countdown under the key is observed beside an older one, which waits for its own end")
+    func olderGenerationWaitsForItsEnd() {
+        var f = Fixture()
+        let old = FleetObserver { _ in }, new = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.observe(Self.answer("m/1", generation: 7, observer: old), now: 0, into: &f.decisions)
+        _ = f.registry.expect("m/2")
+        f.registry.observe(Self.answer("m/2", generation: 9, observer: new), now: 0, into: &f.decisions)
+        #expect(f.registry.count == 2)
+        #expect(f.registry.generation(of: "sms-code:+8613812345678") == 9)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .finished), now: 0, into: &f.decisions)
+        f.deliver([ObjectIdentifier(old): "old", ObjectIdentifier(new): "new"])
+        #expect(f.heard["old"] == ["told 10", "finish"])
+        #expect(f.heard["new"] == ["told 10"])
+        #expect(f.registry.count == 1)
+    }
+
+    @Test("an answer that comes after shutdown ends its observer and observes nothing")
+    func answerAfterShutdown() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.shutdown(into: &f.decisions)
+        let observed = f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        let expected = f.registry.expect("m/2")
+        #expect(!observed && !expected)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["end"])
+        #expect(f.registry.count == 0 && f.registry.awaitedCount == 0)
+    }
+
+    @Test("the tick grid: remaining = duration − k·tick, none at or past the deadline")
+    func tickGrid() {
+        #expect(TickGrid.next(deadline: 10 * Self.second, duration: 10 * Self.second, tick: Self.second, after: 0) == Self.second)
+        #expect(TickGrid.next(deadline: 10 * Self.second, duration: 10 * Self.second, tick: Self.second, after: Self.second) == 2 * Self.second)
+        #expect(TickGrid.next(deadline: 10 * Self.second, duration: 10 * Self.second, tick: Self.second, after: 9 * Self.second) == nil)
+        #expect(TickGrid.next(deadline: .max, duration: 10, tick: .max / 2, after: 0) == nil)
+    }
+}
+#endif
