@@ -36,6 +36,42 @@ public struct CountdownConformance: Sendable {
         /// same for two schedulers that a fleet check makes to share countdowns. A backend that
         /// keeps its countdowns in its own memory ignores it.
         public let namespace: String
+        /// Where a fleet backend reaches its shared store (`host:port`) when the suite says so:
+        /// in a fleet check's member process, the store of ``Fleet/store``, or the suite's
+        /// ``FaultProxy`` in front of it. Nil: the backend's own. A factory of a fleet backend
+        /// connects here when it is given, or the fault checks cannot reach it (they then say so).
+        public let storeAddress: String?
+
+        init(tickInterval: Duration, deliveryQueue: DispatchQueue, wallClock: CountdownClock, namespace: String, storeAddress: String? = nil) {
+            self.tickInterval = tickInterval
+            self.deliveryQueue = deliveryQueue
+            self.wallClock = wallClock
+            self.namespace = namespace
+            self.storeAddress = storeAddress
+        }
+    }
+
+    /// How the fleet checks that run members in processes of their own start them, and where
+    /// the fleet keeps its countdowns.
+    public struct Fleet: Sendable {
+        /// How a member process is started: this test binary (or executable) again, running a
+        /// test that runs this suite; in it, the suite's first call serves as the member.
+        public var relaunch: Relaunch
+        /// How many members race (2 to 4).
+        public var members: Int
+        /// The store the fleet shares (`host:port`): the members connect to it, and the fault
+        /// check puts its proxy in front of it. Nil: the members use the factory's own, and
+        /// the fault check does not apply.
+        public var store: String?
+        /// How many keys each trial races on.
+        public var keys: Int
+
+        public init(relaunch: Relaunch, members: Int = 3, store: String? = nil, keys: Int = 40) {
+            self.relaunch = relaunch
+            self.members = min(max(members, 2), 4)
+            self.store = store
+            self.keys = max(keys, 1)
+        }
     }
 
     public typealias Factory = @Sendable (Environment) throws -> any CountdownScheduler
@@ -47,15 +83,20 @@ public struct CountdownConformance: Sendable {
         public var randomizedOperations: Int
         /// A check that has not finished by then fails as hung.
         public var timeLimitPerCheck: Duration
+        /// Members in processes of their own, for the fleet checks that need them (nil: those
+        /// checks do not apply).
+        public var fleet: Fleet?
 
         public init(
             seed: UInt64 = UInt64.random(in: 1...UInt64(UInt32.max)),
             randomizedOperations: Int = 2000,
-            timeLimitPerCheck: Duration = .seconds(90)
+            timeLimitPerCheck: Duration = .seconds(90),
+            fleet: Fleet? = nil
         ) {
             self.seed = seed
             self.randomizedOperations = randomizedOperations
             self.timeLimitPerCheck = timeLimitPerCheck
+            self.fleet = fleet
         }
     }
 
@@ -65,6 +106,12 @@ public struct CountdownConformance: Sendable {
     /// The checks of a fleet (two schedulers sharing their countdowns): not applicable to a
     /// backend whose countdowns are its own.
     public static let fleetChecks: [ConformanceCheck] = FleetChecks.all
+
+    /// The environment variable that makes a process started by a fleet check a member of the
+    /// trial of the suite it names: there the suite's first call (``run(only:concurrency:)``,
+    /// ``run(_:)``, ``suspension(relaunch:freeze:)``, ``fleetTrial(_:)``) serves as the member and
+    /// never returns.
+    public static let fleetMemberVariable = "COUNTDOWN_CONFORMANCE_FLEET_MEMBER"
 
     public let name: String
     public let options: Options
@@ -79,6 +126,7 @@ public struct CountdownConformance: Sendable {
     /// Runs every check (or those whose id is in `only`), up to `concurrency` at a time; the
     /// report lists them in the suite's order.
     public func run(only ids: Set<String>? = nil, concurrency: Int = 1) -> ConformanceReport {
+        FleetMember.serveIfAsked(name: name, factory: factory)
         let selected = Self.checks.filter { ids?.contains($0.id) ?? true }
         guard concurrency > 1 else { return ConformanceReport(backend: name, results: selected.map(run)) }
         let results = Locked<[String: CheckResult]>([:])
@@ -100,7 +148,8 @@ public struct CountdownConformance: Sendable {
 
     /// Runs one check on a thread of its own, under the watchdog.
     public func run(_ check: ConformanceCheck) -> CheckResult {
-        let context = CheckContext(check: check, options: options, factory: factory)
+        FleetMember.serveIfAsked(name: name, factory: factory)
+        let context = CheckContext(check: check, suite: name, options: options, factory: factory)
         let done = DispatchSemaphore(value: 0)
         let started = DispatchTime.now()
         // A thread of its own: whatever a backend does to libdispatch's shared pool, the check
@@ -116,5 +165,17 @@ public struct CountdownConformance: Sendable {
             context.abandon()
         }
         return context.result(seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9)
+    }
+}
+
+extension CountdownConformance {
+    /// Runs a fleet trial of this suite's backend (members started as ``Options/fleet`` says)
+    /// and judges it: what the benchmark runs at scale, and the fleet checks in small.
+    public func fleetTrial(_ trial: FleetTrial) throws -> FleetTrialReport {
+        FleetMember.serveIfAsked(name: name, factory: factory)
+        guard let fleet = options.fleet else {
+            throw FleetTrial.TrialError(description: "a fleet trial needs Options.fleet: how to start its members")
+        }
+        return try trial.run(suite: name, relaunch: fleet.relaunch)
     }
 }

@@ -53,9 +53,9 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     ///   - namespace: schedulers on the same server and namespace share their countdowns.
     ///   - capacity: the most countdowns the fleet runs at once under this namespace (nil: no
     ///     limit); the sorted set counts them, the keyspace strategy takes none.
-    /// - Throws: ``CountdownError/unavailable(_:)`` when Redis cannot be reached, or a settings
+    /// - Throws: ``CountdownError/unavailable(_:_:)`` when Redis cannot be reached, or a settings
     ///   error; nothing is left behind.
-    public init(
+    public convenience init(
         endpoint: RedisEndpoint,
         namespace: String = "countdown",
         strategy: RedisStrategy = .sortedSet(),
@@ -64,6 +64,16 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
         deliveryQueue: DispatchQueue? = nil
     ) throws(CountdownError) {
+        try self.init(
+            endpoint: endpoint, namespace: namespace, strategy: strategy, tickInterval: tickInterval, capacity: capacity,
+            maximumDuration: maximumDuration, deliveryQueue: deliveryQueue, defects: [])
+    }
+
+    /// With defects made on purpose, for this package's tests of the suite (``FleetDefects``).
+    init(
+        endpoint: RedisEndpoint, namespace: String, strategy: RedisStrategy, tickInterval: Duration, capacity: Int?,
+        maximumDuration: Duration, deliveryQueue: DispatchQueue?, defects: FleetDefects
+    ) throws(CountdownError) {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration,
             capacity: strategy.takesCapacity ? capacity : nil,
@@ -71,7 +81,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         switch strategy {
         case .sortedSet(let tolerance):
             try settings.validate(tolerance: tolerance)
-            engine = try ZSetEngine(endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance)
+            engine = try ZSetEngine(endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, defects: defects)
         case .keyspaceNotifications:
             engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings)
         }

@@ -6,6 +6,8 @@ import Foundation
 /// One run of one check: makes its schedulers, collects every finding, and cleans up.
 final class CheckContext: Sendable {
     let check: ConformanceCheck
+    /// The suite's name: a fleet check's member processes find the suite by it.
+    let suite: String
     let options: CountdownConformance.Options
     private let factory: CountdownConformance.Factory
 
@@ -22,8 +24,9 @@ final class CheckContext: Sendable {
 
     private let state = Locked(State())
 
-    init(check: ConformanceCheck, options: CountdownConformance.Options, factory: @escaping CountdownConformance.Factory) {
+    init(check: ConformanceCheck, suite: String, options: CountdownConformance.Options, factory: @escaping CountdownConformance.Factory) {
         self.check = check
+        self.suite = suite
         self.options = options
         self.factory = factory
     }
@@ -154,7 +157,7 @@ final class CheckContext: Sendable {
     /// A context of its own for the same check, backend and options: for a run whose findings
     /// are looked at, not reported (a simulation shrinking a failure).
     func fresh() -> CheckContext {
-        CheckContext(check: check, options: options, factory: factory)
+        CheckContext(check: check, suite: suite, options: options, factory: factory)
     }
 
     /// The failures recorded so far.

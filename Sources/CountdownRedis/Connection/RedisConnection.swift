@@ -1,5 +1,6 @@
 #if Redis
 import CHiredis
+import CountdownSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -65,15 +66,21 @@ final class RedisConnection {
     func read() throws(RedisFailure) -> RedisReply {
         guard let context else { throw .connection(.reset, "\(endpoint): closed") }
         var raw: UnsafeMutableRawPointer?
-        errno = 0
-        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
+        // hiredis writes what is queued with write(2): a peer that has gone raises SIGPIPE,
+        // which would end the process; blocked here, it is EPIPE, a failure like any other.
+        let (status, number) = withoutSIGPIPE { () -> (Int32, Int32) in
+            errno = 0
+            let status = redisGetReply(context, &raw)
+            return (status, errno)
+        }
+        guard status == REDIS_OK, let raw else { throw failure(context, errno: number) }
         defer { freeReplyObject(raw) }
         return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
     }
 
     /// A failed call leaves the connection unusable: it is closed, and the error says why.
-    private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisFailure {
-        let failure = Self.failure(context, errno: errno, endpoint: endpoint)
+    private func failure(_ context: UnsafeMutablePointer<redisContext>, errno number: Int32 = errno) -> RedisFailure {
+        let failure = Self.failure(context, errno: number, endpoint: endpoint)
         redisFree(context)
         self.context = nil
         return failure

@@ -32,6 +32,8 @@ final class RedisLink: Sendable {
     let client: String
     private let commandTimeout: Duration?
     private let patience: Patience
+    /// On purpose, for the suite's own tests (``FleetDefects/newSerialOnResend``).
+    private let newSerialOnResend: Bool
 
     private struct Slot {
         var connection: RedisConnection?
@@ -46,10 +48,11 @@ final class RedisLink: Sendable {
     /// Connects at once, so that an unreachable server is an error of the caller's `init`.
     init(
         _ endpoint: RedisEndpoint, client: String, commandTimeout: Duration? = .seconds(5),
-        patience: Patience = .within(.seconds(1))
+        patience: Patience = .within(.seconds(1)), defects: FleetDefects = []
     ) throws(RedisFailure) {
         self.endpoint = endpoint
         self.client = client
+        newSerialOnResend = defects.contains(.newSerialOnResend)
         self.commandTimeout = commandTimeout
         self.patience = patience
         let connection = try RedisConnection(endpoint, commandTimeout: commandTimeout)
@@ -82,20 +85,24 @@ final class RedisLink: Sendable {
     /// script's calls take consecutive serials, kept across resends.
     func runMany(_ script: RedisScript, keys: [String], arguments: [[String]]) throws(RedisFailure) -> [RedisReply] {
         try slot.withLock { (s: inout Slot) throws(RedisFailure) -> [RedisReply] in
-            var calls = arguments
-            if script.recorded {
-                // Every serial below the first of this batch has been answered (calls go one
-                // at a time under this lock): the server may forget their answers.
-                let first = s.nextSerial
-                s.nextSerial += Int64(arguments.count)
-                calls = arguments.enumerated().map { index, rest in
-                    [client, String(first + Int64(index)), String(first)] + rest
-                }
-            }
+            var calls = numbered(arguments, script, &s)
+            var sent = false
             return try retrying(&s) { (s: inout Slot, c: RedisConnection) throws(RedisFailure) in
-                try Self.evaluate(script, keys, calls, &s, c)
+                if sent, newSerialOnResend { calls = numbered(arguments, script, &s) }
+                sent = true
+                return try Self.evaluate(script, keys, calls, &s, c)
             }
         }
+    }
+
+    /// A recorded script's calls, each with this link's client name, its serial and the first
+    /// serial of the batch: every serial below it has been answered (calls go one at a time
+    /// under the lock), so the server may forget their answers.
+    private func numbered(_ arguments: [[String]], _ script: RedisScript, _ s: inout Slot) -> [[String]] {
+        guard script.recorded else { return arguments }
+        let first = s.nextSerial
+        s.nextSerial += Int64(arguments.count)
+        return arguments.enumerated().map { index, rest in [client, String(first + Int64(index)), String(first)] + rest }
     }
 
     private func withConnection<T: Sendable>(_ body: (inout Slot, RedisConnection) throws(RedisFailure) -> T) throws(RedisFailure) -> T {

@@ -24,10 +24,12 @@ final class LocalWatch: Sendable {
     private let state: Locked<State>
     private let ticker = Locked<FleetTicker?>(nil)
 
-    init(tick: Duration, queue: DispatchQueue) {
+    init(tick: Duration, queue: DispatchQueue, defects: FleetDefects = []) {
         self.tick = tick.nanoseconds
         self.queue = queue
-        state = Locked(State(registry: ObserverRegistry(tick: tick.nanoseconds)))
+        var registry = ObserverRegistry(tick: tick.nanoseconds)
+        registry.dropsNoticesBeforeAnswers = defects.contains(.dropsNoticesBeforeAnswers)
+        state = Locked(State(registry: registry))
     }
 
     static func now() -> Int64 { Int64(SystemClocks.monotonic()) }

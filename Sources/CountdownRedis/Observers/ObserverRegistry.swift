@@ -27,6 +27,8 @@ struct ObserverRegistry {
     }
 
     let tick: Int64
+    /// On purpose, for the suite's own tests (``FleetDefects/dropsNoticesBeforeAnswers``).
+    var dropsNoticesBeforeAnswers = false
     private(set) var entries: [Int64: ObservedCountdown] = [:]
     /// The generation observed under each key (the newest, when an older one waits for its end).
     private var current: [String: Int64] = [:]
@@ -94,7 +96,7 @@ struct ObserverRegistry {
     /// or dropped when that observer is gone (or was never this process's).
     mutating func receive(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
         if awaited[notice.token] != nil {
-            awaited[notice.token]!.append(notice)
+            if !dropsNoticesBeforeAnswers { awaited[notice.token]!.append(notice) }
             return
         }
         apply(notice, now: now, into: &d)

@@ -14,13 +14,16 @@ final class InboxReader: Sendable {
     private let processing: String
     private let handle: @Sendable ([FleetMessage]) -> Void
     private let stopped: @Sendable () -> Bool
+    /// On purpose, for the suite's own tests (``FleetDefects/forgetsProcessingList``).
+    private let forgets: Bool
 
     /// `link` must never resend (``RedisLink/Patience/within(_:)`` zero): a resent move would
     /// move the next messages and lose the answer of the first.
     init(
         link: RedisLink, box: String, processing: String, handle: @escaping @Sendable ([FleetMessage]) -> Void,
-        stopped: @escaping @Sendable () -> Bool
+        stopped: @escaping @Sendable () -> Bool, defects: FleetDefects = []
     ) {
+        forgets = defects.contains(.forgetsProcessingList)
         self.link = link
         self.box = box
         self.processing = processing
@@ -42,7 +45,7 @@ final class InboxReader: Sendable {
             do {
                 if recovering {
                     let left = try link.call(["LRANGE", processing, "0", "-1"]).elements.compactMap(\.text)
-                    handle(left.compactMap(FleetMessage.init))
+                    if !forgets { handle(left.compactMap(FleetMessage.init)) }
                     _ = try link.call(["DEL", processing])
                     recovering = false
                 }

@@ -28,17 +28,23 @@ final class ZSetClaimer: Sendable {
     private let clock: ServerClock
     /// Each finish claimed for an observer of this member: its generation and token.
     private let claimed: @Sendable (Int64, String) -> Void
+    /// On purpose, for the suite's own tests (``FleetDefects/claimsOnlyItsOwn``): the earliest
+    /// deadline a claim answers is not looked at.
+    private let followsTheFleet: Bool
     private let state = Locked(State())
     private let ticker = Locked<FleetTicker?>(nil)
 
+    /// `heartbeat`: how often it claims when it knows of nothing due (nil: never, on purpose:
+    /// ``FleetDefects/claimsOnlyItsOwn``).
     init(
-        link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration = .seconds(1), clock: ServerClock,
+        link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration? = .seconds(1), clock: ServerClock,
         claimed: @escaping @Sendable (Int64, String) -> Void
     ) {
         self.link = link
         self.prefix = prefix
         self.tolerance = tolerance.nanoseconds
-        self.heartbeat = heartbeat.nanoseconds
+        self.heartbeat = heartbeat?.nanoseconds ?? .max
+        followsTheFleet = heartbeat != nil
         self.clock = clock
         self.claimed = claimed
     }
@@ -75,7 +81,7 @@ final class ZSetClaimer: Sendable {
                 return .at(s.sleepingUntil)
             }
             s.claimAt = .max
-            s.heartbeatAt = now + heartbeat
+            s.heartbeatAt = heartbeat == .max ? .max : now + heartbeat
             s.sleepingUntil = 0  // claiming: an earlier deadline is read when it is done
             return nil
         }
@@ -104,7 +110,7 @@ final class ZSetClaimer: Sendable {
                 if let generation = here[index].int, let token = here[index + 1].text { claimed(generation, token) }
             }
             if count >= Self.batch { continue }
-            if let earliest = fields[1].text.flatMap(Int64.init), earliest >= 0 {
+            if followsTheFleet, let earliest = fields[1].text.flatMap(Int64.init), earliest >= 0 {
                 claim(at: ServerClock.local(earliest, serverNow: now, receivedAt: received))
             }
             return true

@@ -24,31 +24,38 @@ final class ZSetEngine: ScriptedFleetEngine {
     let unavailableCalls = Atomic<Int>(0)
     let scripts = FleetScripts(cancel: ZSetScripts.cancel, pause: ZSetScripts.pause, resume: ZSetScripts.resume, remaining: ZSetScripts.remaining)
 
-    init(endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration) throws(CountdownError) {
+    init(
+        endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration, defects: FleetDefects = []
+    ) throws(CountdownError) {
         self.settings = settings
         prefix = "{\(namespace)}"
         let member = newMemberName()
         self.member = member
-        let watch = LocalWatch(tick: settings.tickInterval, queue: settings.deliveryQueue)
+        let watch = LocalWatch(tick: settings.tickInterval, queue: settings.deliveryQueue, defects: defects)
         self.watch = watch
         let claims: RedisLink, inboxLink: RedisLink
         do {
-            calls = try RedisLink(endpoint, client: "\(member):calls")
-            claims = try RedisLink(endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped })
+            calls = try RedisLink(endpoint, client: "\(member):calls", defects: defects)
+            claims = try RedisLink(endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, defects: defects)
             inboxLink = try RedisLink(endpoint, client: "\(member):inbox", patience: .within(.zero))
         } catch {
             throw error.countdownError
         }
         let clock = ServerClock()
         self.clock = clock
-        let claimer = ZSetClaimer(link: claims, prefix: prefix, tolerance: tolerance, clock: clock) { generation, token in
+        let claimer = ZSetClaimer(
+            link: claims, prefix: prefix, tolerance: tolerance, heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : .seconds(1),
+            clock: clock
+        ) { generation, token in
             watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
         }
         self.claimer = claimer
         inbox = InboxReader(
             link: inboxLink, box: "\(prefix):i:\(member)", processing: "\(prefix):w:\(member)",
-            handle: { messages in for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock) } },
-            stopped: { watch.isStopped })
+            handle: { messages in
+                for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
+            },
+            stopped: { watch.isStopped }, defects: defects)
         watch.startTicks(name: "cd-redis-ticks")
         claimer.start(name: "cd-redis-claim")
         inbox.start(name: "cd-redis-inbox")
@@ -189,9 +196,13 @@ final class ZSetEngine: ScriptedFleetEngine {
     // MARK: The inbox
 
     /// What another member did to a countdown observed here, or a wake-up.
-    private static func handle(_ message: FleetMessage, watch: LocalWatch, claimer: ZSetClaimer, clock: ServerClock) {
-        if case .wake(let deadline) = message { claimer.claim(at: clock.local(deadline)) }
-        if let notice = FleetNotice(message, clock: clock) { watch.receive(notice) }
+    private static func handle(
+        _ message: FleetMessage, watch: LocalWatch, claimer: ZSetClaimer, clock: ServerClock, defects: FleetDefects
+    ) {
+        if case .wake(let deadline) = message, !defects.contains(.claimsOnlyItsOwn) { claimer.claim(at: clock.local(deadline)) }
+        guard let notice = FleetNotice(message, clock: clock) else { return }
+        if defects.contains(.ignoresOtherMembers), notice.kind != .finished { return }
+        watch.receive(notice)
     }
 
     // MARK: Calls to Redis

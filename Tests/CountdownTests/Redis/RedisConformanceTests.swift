@@ -2,19 +2,28 @@
 import Countdown
 import CountdownConformance
 import CountdownRedis
+import Foundation
 import Testing
 
 /// The whole suite on `redis(zset)`, against the test process's own redis-server: every check
-/// passes (replay: not applicable, real clocks never repeat). `redis(keyspace)` is judged by
-/// `countdown-bench conformance --backend redis` in CI, where its verdicts are reported, not
-/// asserted: its fleet verdict rests on races it does not order.
-@Suite("Redis conformance", .dedicatedThread, .timeLimit(.minutes(3)))
+/// passes (replay: not applicable, real clocks never repeat). The fleet checks that need members
+/// in processes of their own start this test binary again, running ``fleetMember()``, which
+/// serves as the member. `redis(keyspace)` is judged by `countdown-bench conformance --backend
+/// redis` in CI, where its verdicts are reported, not asserted.
+@Suite("Redis conformance", .dedicatedThread, .timeLimit(.minutes(5)))
 struct RedisConformanceTests {
-    static func suite() throws -> CountdownConformance {
-        let endpoint = try TestRedis.server().endpoint
-        let options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(60))
-        return CountdownConformance(name: "redis(zset)", options: options) { environment in
-            try RedisCountdownScheduler(
+    static let name = "redis(zset)"
+
+    /// The suite; `store` is the redis-server the members share (nil in a member: it is told).
+    static func suite(store: String?, keys: Int = 40) -> CountdownConformance {
+        let fleet = CountdownConformance.Fleet(
+            relaunch: .swiftTesting("RedisConformanceTests/fleetMember"), members: 3, store: store, keys: keys)
+        let options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(90), fleet: fleet)
+        return CountdownConformance(name: name, options: options) { environment in
+            // A member is told where the store is (the suite's proxy, or the server itself): it
+            // never starts a server of its own.
+            let endpoint = try environment.storeAddress.flatMap(RedisEndpoint.init) ?? TestRedis.server().endpoint
+            return try RedisCountdownScheduler(
                 endpoint: endpoint, namespace: environment.namespace, strategy: .sortedSet(),
                 tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue)
         }
@@ -22,9 +31,22 @@ struct RedisConformanceTests {
 
     @Test("redis(zset) passes every check", arguments: CountdownConformance.checks)
     func sortedSet(check: ConformanceCheck) async throws {
-        let result = await runInSlot(try Self.suite(), check)
+        let suite = Self.suite(store: try TestRedis.server().endpoint.description)
+        let result = await runInSlot(suite, check)
         let expected: CheckResult.Verdict = check.id == "replay" ? .notApplicable : .pass
-        #expect(result.verdict == expected, "\(check.id) on redis(zset) was \(result.verdict.rawValue): \(result.messages)")
+        #expect(result.verdict == expected, "\(check.id) on redis(zset) was \(result.verdict.rawValue): \(result.messages) — \(result.figure ?? "")")
+        if check.id.hasPrefix("fleet.") { print("\(check.id) on redis(zset): \(result.verdict.rawValue) — \(result.figure ?? "")") }
     }
+
+    /// Run only in a process a fleet check started: it serves as a member and never returns.
+    @Test("a fleet check's member", .enabled(if: FleetMemberProcess.isMember, "runs in a member process"))
+    func fleetMember() {
+        _ = Self.suite(store: nil).run(only: [])
+    }
+}
+
+/// Whether this process was started as a member of a fleet check.
+enum FleetMemberProcess {
+    static var isMember: Bool { ProcessInfo.processInfo.environment[CountdownConformance.fleetMemberVariable] != nil }
 }
 #endif

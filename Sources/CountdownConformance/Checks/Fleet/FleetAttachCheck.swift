@@ -1,21 +1,25 @@
 import Countdown
+import CountdownSupport
 
 /// The `fleet.attach` check: an observer attached in one scheduler replaces the one in another,
-/// fleet-wide; the finish reaches the last attached observer only, where it is.
+/// fleet-wide: the replaced observer hears nothing that begins more than ``FleetTrial/silence``
+/// after the attach returned, and is let go; the finish reaches the last attached observer
+/// only, where it is.
 enum FleetAttachCheck {
     static let check = ConformanceCheck(
         "fleet.attach", .contract,
-        "a fleet: a start elsewhere attaches; the last observer attached anywhere hears the finish, once",
+        "a fleet: a start elsewhere attaches; the replaced observer is silent within 100 ms and let go; the last one hears the finish, once",
         body: run)
 
     static func run(_ c: CheckContext) throws {
         guard let (a, b) = try c.makeFleet(tick: .milliseconds(20)) else { return }
         let first = a.recorder(), second = b.recorder()
         let duration = Duration.milliseconds(500)
-        c.expect(try a.scheduler.start(key: "fleet:attach", duration: duration, observer: first.observer) == .started,
-                 "the first start did not answer .started")
+        let (started, watched) = try startWatched(a.scheduler, key: "fleet:attach", duration: duration, forwardingTo: first.observer)
+        c.expect(started == .started, "the first start did not answer .started")
         _ = first.wait { $0.count >= 3 }
         let answer = try b.scheduler.start(key: "fleet:attach", duration: .seconds(60), observer: second.observer)
+        let returned = b.now()
         guard case .attached(let remaining) = answer else {
             c.fail("a start of the same key in the other scheduler answered \(answer), not .attached")
             return
@@ -25,6 +29,13 @@ enum FleetAttachCheck {
         a.settle(.milliseconds(100))
         a.drain()
         b.drain()
+        let bound = nanoseconds(FleetTrial.silence)
+        let late = first.all.filter { $0.at > returned + bound }
+        if let last = late.last {
+            c.fail("the replaced observer heard \(late.count) event(s) that began more than \(FleetTrial.silence) after the attach in the other scheduler returned, the last \(DurationText.nanoseconds(Double(last.at - returned))) after it")
+        }
+        c.expect(realTimeWait(timeout: .seconds(2)) { a.drain(); return !watched.isAlive },
+                 "the replaced observer is still held 2 s after the attach in the other scheduler")
         c.expect(first.finishes.isEmpty, "the replaced observer, in the first scheduler, heard the finish")
         c.expectEqual(second.finishes.count, 1, "finishes heard by the attached observer")
         c.expect(second.all.first?.event == CountdownEvent(key: "fleet:attach", kind: .tick, remaining: remaining),
@@ -32,5 +43,15 @@ enum FleetAttachCheck {
         EventRules.wellFormed(second.all, "the attached observer", in: c)
         EventRules.wellFormed(first.all, "the replaced observer", in: c)
         c.figure("attached in the other scheduler with \(remaining) left; the finish heard there")
+    }
+
+    /// Starts a countdown whose observer forwards to `observer` and is the only holder of a
+    /// token the check watches.
+    private static func startWatched(
+        _ s: any CountdownScheduler, key: String, duration: Duration, forwardingTo observer: @escaping CountdownObserver
+    ) throws -> (CountdownStart, Watched) {
+        let token = Token()
+        let answer = try s.start(key: key, duration: duration) { event in withExtendedLifetime(token) { observer(event) } }
+        return (answer, Watched(token))
     }
 }

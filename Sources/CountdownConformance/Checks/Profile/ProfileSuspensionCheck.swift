@@ -38,6 +38,7 @@ extension CountdownConformance {
     /// applicable" at once. Where processes cannot be started and stopped, the result is "not
     /// applicable", never a pass.
     public func suspension(relaunch: Relaunch, freeze: Duration = .seconds(1)) -> CheckResult {
+        FleetMember.serveIfAsked(name: name, factory: factory)
         let began = SystemClocks.monotonic()
         var verdict: CheckResult.Verdict = .pass
         var messages: [String] = []

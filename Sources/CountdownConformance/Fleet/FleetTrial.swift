@@ -1,0 +1,120 @@
+import CountdownSupport
+import Foundation
+
+/// A fleet trial: members in processes of their own (``FleetMember``), each a scheduler from the
+/// suite's factory on one namespace, making a workload of races, with faults between them (a
+/// proxy in front of the store, a member killed). After the race it waits for every countdown
+/// to run out, cancels what is left from one member, asks every living member how many
+/// observers it still holds, and stops them. What happened is the history the judge reads.
+public struct FleetTrial: Sendable {
+    public var members: Int
+    public var workload: FleetWorkload
+    public var tick: Duration
+    /// Where the members keep their countdowns: new for each trial.
+    public var namespace: String
+    /// What the members connect to (the proxy's address, or the store's); nil: their factory's own.
+    public var storeAddress: String?
+    /// The proxy the members connect through, and the fault it injects while the calls race.
+    public var proxy: FaultProxy?
+    public var fault: FaultProxy.Fault?
+    /// A member killed with SIGKILL this long after the race began.
+    public var kill: (member: Int, after: Duration)?
+    /// Every connection through the proxy reset this long after the race began.
+    public var resetAfter: Duration?
+    /// How long after the last deadline the trial waits for finishes before it cancels what is left.
+    public var grace: Duration = .seconds(3)
+    /// The one-sided bound on a replaced, cancelled or paused observer's last tick.
+    public var bound: Duration = FleetTrial.silence
+
+    /// Once the call that replaced, cancelled or paused an observer in another member has
+    /// returned, the observer hears nothing that begins later than this: one hop on a local
+    /// network with a wide margin (on loopback the hop takes about a millisecond).
+    public static let silence = Duration.milliseconds(100)
+
+    public init(members: Int, workload: FleetWorkload, tick: Duration, namespace: String) {
+        self.members = members
+        self.workload = workload
+        self.tick = tick
+        self.namespace = namespace
+    }
+
+    public struct TrialError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Runs it with the suite named `suite`, started again as `relaunch` says, and judges it.
+    func run(suite: String, relaunch: CountdownConformance.Relaunch) throws -> FleetTrialReport {
+        let history = Locked(FleetHistory())
+        let setup = "\(namespace) \(tick.nanoseconds) \(storeAddress ?? "-")"
+        var processes: [FleetMemberProcess] = []
+        defer { for process in processes { process.quit(timeout: .seconds(5)) } }
+        for index in 0..<members {
+            processes.append(try FleetMemberProcess(index: index, suite: suite, relaunch: relaunch, setup: setup, history: history))
+        }
+        for process in processes where process.wait(for: "ready", timeout: .seconds(60)) == nil {
+            let said = process.said.joined(separator: "; ")
+            throw TrialError(description: "member \(process.index) never said it was ready (\(relaunch.executable) \(relaunch.arguments.joined(separator: " "))): it said \(said.isEmpty ? "nothing" : said); it printed: \(process.otherOutput)")
+        }
+        // The calls are sent first, to be made at their instants: members race on the clock, not
+        // on when a line reaches them.
+        let began = SystemClocks.monotonic() + 500_000_000
+        history.withLock { h in
+            for call in workload.calls {
+                h.calls[call.id] = FleetHistory.Call(
+                    id: call.id, member: call.member, key: call.key, operation: call.operation, duration: call.duration, isCleanup: false)
+            }
+        }
+        proxy?.inject(fault)
+        for call in workload.calls {
+            processes[call.member].send("call \(call.id) \(call.operation.rawValue) \(call.duration) \(began + UInt64(call.offset)) \(call.key)")
+        }
+        var interruptions: [(at: UInt64, act: () -> Void)] = []
+        if let kill {
+            interruptions.append((began + UInt64(kill.after.nanoseconds), {
+                processes[kill.member].killNow()
+                history.withLock { $0.killed[kill.member] = SystemClocks.monotonic() }
+            }))
+        }
+        if let resetAfter, let proxy { interruptions.append((began + UInt64(resetAfter.nanoseconds), { proxy.resetAll() })) }
+        for (at, act) in interruptions.sorted(by: { $0.at < $1.at }) {
+            SystemClocks.sleep(untilMonotonic: at)
+            act()
+        }
+        let raceEnd = began + UInt64(workload.lastOffset)
+        let killed = history.withLock { $0.killed }
+        let living = processes.filter { killed[$0.index] == nil }
+        let livingIDs = Set(living.map(\.index))
+        _ = realTimeWait(timeout: .nanoseconds(Int64(raceEnd - min(raceEnd, SystemClocks.monotonic()))) + .seconds(30)) {
+            history.withLock { h in !h.calls.values.contains { livingIDs.contains($0.member) && $0.returned == nil } }
+        }
+        proxy?.inject(nil)
+        // Every countdown has run out by then (a resume moves a deadline by the pause, which lasts
+        // a millisecond or two); whatever is left is paused, or its finish was lost.
+        SystemClocks.sleep(untilMonotonic: raceEnd + UInt64(workload.duration) + UInt64(grace.nanoseconds))
+        if let cleaner = living.first {
+            var id = (workload.calls.map(\.id).max() ?? 0) + 1
+            let now = SystemClocks.monotonic()
+            for key in workload.keys {
+                history.withLock {
+                    $0.calls[id] = FleetHistory.Call(id: id, member: cleaner.index, key: key, operation: .cancel, duration: 0, isCleanup: true)
+                }
+                cleaner.send("call \(id) cancel 0 \(now) \(key)")
+                id += 1
+            }
+            _ = realTimeWait(timeout: .seconds(30)) {
+                history.withLock { h in !h.calls.values.contains { $0.isCleanup && $0.returned == nil } }
+            }
+        }
+        for process in living {
+            let before = process.said.count
+            process.send("census 5000")
+            let line = process.wait(for: "C ", after: before, timeout: .seconds(20))
+            let held = line.flatMap { Int($0.dropFirst(2)) }
+            history.withLock { $0.held[process.index] = held ?? -1 }
+        }
+        var report = FleetJudge.report(history.withLock { $0 }, workload: workload, bound: UInt64(bound.nanoseconds))
+        report.members = members
+        report.faultsInjected = proxy?.faults ?? 0
+        return report
+    }
+}
