@@ -25,7 +25,7 @@ public enum BenchCommand {
           list          Each backend's name, mechanism and declared profile.
           conformance   The conformance suite on each backend: checks × backends.
           guide         The README's decision table, written from every machine's files in results/.
-          fleet         The Redis strategies at scale, beside idle keys, and a fleet with a process killed.
+          fleet         The Redis strategies at scale, beside idle keys, and what a fleet keeps through races and faults.
 
         OPTIONS:
           -h, --help    Show this help, or a subcommand's: countdown-bench list --help.
@@ -84,10 +84,6 @@ public enum BenchCommand {
                 return try GuideCommand(arguments: rest).run(&output)
             case "fleet":
                 return try FleetCommand(arguments: rest).run(&output)
-            #if Redis
-            case "fleet-worker":
-                return try FleetWorkerCommand(arguments: rest).run(&output)
-            #endif
             default:
                 throw UsageError("unknown subcommand '\(subcommand)' (try --help)")
             }

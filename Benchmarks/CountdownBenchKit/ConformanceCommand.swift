@@ -79,11 +79,7 @@ struct ConformanceCommand {
         var reports: [(CountdownBackend, CountdownProfile, ConformanceReport)] = []
         for backend in backends {
             if showProgress { output.writeError("conformance: \(backend)…\n") }
-            let suite = CountdownConformance(name: backend.description, options: options) { environment in
-                try backend.makeScheduler(.init(
-                    tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
-                    wallClock: environment.wallClock, namespace: environment.namespace))
-            }
+            let suite = try Self.suite(for: backend, options: options)
             let report = suite.run(only: checkIDs, concurrency: 6)
             let profile = try backend.profile()
             reports.append((backend, profile, report))
@@ -103,6 +99,28 @@ struct ConformanceCommand {
         if reports.contains(where: { !$0.2.meetsContract }) { return 1 }
         if reports.contains(where: { !$0.2.passed }) { return 3 }
         return 0
+    }
+
+    /// The suite on `backend`. A fleet backend's suite starts its members as this very command
+    /// again, on the one backend and the same Redis (`store`, else the benchmark's), told to
+    /// serve as a member.
+    static func suite(
+        for backend: CountdownBackend, options: CountdownConformance.Options, store: String? = nil,
+        executable: String = CountdownConformance.Relaunch.currentExecutable
+    ) throws -> CountdownConformance {
+        var options = options
+        if backend.isFleet {
+            #if Redis
+            let store = try store ?? RedisTarget.endpoint().description
+            let arguments = ["conformance", "--backend", backend.description, "--redis", store, "--no-progress"]
+            options.fleet = .init(relaunch: .init(executable: executable, arguments: arguments), members: 3, store: store)
+            #endif
+        }
+        return CountdownConformance(name: backend.description, options: options) { environment in
+            try backend.makeScheduler(.init(
+                tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
+                wallClock: environment.wallClock, namespace: environment.namespace, storeAddress: environment.storeAddress))
+        }
     }
 
     private func text(_ reports: [(CountdownBackend, CountdownProfile, ConformanceReport)]) -> String {

@@ -19,11 +19,16 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
         public var wallClock: CountdownClock?
         /// Where a fleet backend keeps its countdowns; nil: a namespace of its own.
         public var namespace: String?
+        /// Where a fleet backend reaches its store (`host:port`), when the conformance suite
+        /// says so (its member processes, its fault proxy); nil: the backend's own.
+        public var storeAddress: String?
 
         public init(
             tickInterval: Duration = .seconds(1), deliveryQueue: DispatchQueue? = nil, capacity: Int? = nil,
-            maximumDuration: Duration? = nil, wallClock: CountdownClock? = nil, namespace: String? = nil
+            maximumDuration: Duration? = nil, wallClock: CountdownClock? = nil, namespace: String? = nil,
+            storeAddress: String? = nil
         ) {
+            self.storeAddress = storeAddress
             self.tickInterval = tickInterval
             self.deliveryQueue = deliveryQueue
             self.capacity = capacity

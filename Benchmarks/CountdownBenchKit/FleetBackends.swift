@@ -27,8 +27,10 @@ extension CountdownBackend {
         CountdownBackend(name: "redis", variant: strategy(Options()).variant) { o in
             strategy(o).profile(capacity: o.capacity, maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
         } makeScheduler: { (o: Options) throws(CountdownError) in
-            try RedisCountdownScheduler(
-                endpoint: try RedisTarget.endpoint(), namespace: o.namespace ?? RedisTarget.freshNamespace(),
+            let endpoint: RedisEndpoint
+            if let given = o.storeAddress.flatMap(RedisEndpoint.init) { endpoint = given } else { endpoint = try RedisTarget.endpoint() }
+            return try RedisCountdownScheduler(
+                endpoint: endpoint, namespace: o.namespace ?? RedisTarget.freshNamespace(),
                 strategy: strategy(o), tickInterval: o.tickInterval, capacity: o.capacity,
                 maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration, deliveryQueue: o.deliveryQueue)
         }

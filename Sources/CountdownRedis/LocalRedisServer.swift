@@ -146,9 +146,11 @@ public final class LocalRedisServer: Sendable {
     private static func waitUntilReady(_ endpoint: RedisEndpoint, process: ChildProcess) -> Bool {
         for _ in 0..<250 {
             guard process.isRunning else { return false }
+            // Up: it answers PONG, or asks for the password it was started with.
             if let connection = try? RedisConnection(endpoint, timeout: .milliseconds(200)),
-               (try? connection.call(["PING"])) == .status("PONG") {
-                return true
+               let reply = try? connection.call(["PING"]) {
+                if reply == .status("PONG") { return true }
+                if case .error(let text) = reply, text.hasPrefix("NOAUTH") { return true }
             }
             usleep(20_000)
         }

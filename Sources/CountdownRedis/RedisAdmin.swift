@@ -1,15 +1,16 @@
 #if Redis
 import Countdown
+import CountdownSupport
 
 /// A plain connection for what tests and the benchmark do to a Redis server beside the
 /// schedulers: a round trip's time, its memory, filling it with idle keys, dropping clients.
 /// Not for countdowns: ``RedisCountdownScheduler`` is.
-public final class RedisAdmin {
-    private let connection: RedisConnection
+public final class RedisAdmin: Sendable {
+    private let link: RedisLink
 
     public init(_ endpoint: RedisEndpoint) throws(CountdownError) {
         do {
-            connection = try RedisConnection(endpoint)
+            link = try RedisLink(endpoint, client: "admin")
         } catch {
             throw error.countdownError
         }
@@ -44,7 +45,7 @@ public final class RedisAdmin {
             let end = min(count, next + 10_000)
             let commands = (next..<end).map { ["SET", "\(prefix)\($0)", "x", "PX", milliseconds] }
             do {
-                _ = try connection.pipeline(commands)
+                _ = try link.pipeline(commands)
             } catch {
                 throw error.countdownError
             }
@@ -68,7 +69,7 @@ public final class RedisAdmin {
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply
         do {
-            reply = try connection.call(arguments)
+            reply = try link.call(arguments)
         } catch {
             throw error.countdownError
         }

@@ -7,8 +7,8 @@ import Countdown
 /// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
 struct FleetCommand {
     static let usage = """
-        USAGE: countdown-bench fleet [--redis HOST:PORT] [--counts N,…] [--idle N,…] [--rounds N]
-                                     [--quick] [--output DIR] [--no-progress]
+        USAGE: countdown-bench fleet [--redis HOST:PORT] [--counts N,…] [--idle N,…] [--quick]
+                                     [--output DIR] [--no-progress]
 
         Measures the Redis strategies (a build with the Redis trait: swift build --traits Redis),
         each part on a redis-server of its own on a free loopback port, or on --redis's:
@@ -19,25 +19,30 @@ struct FleetCommand {
           2. Expiry beside idle keys: 1000 countdowns due over 1-2 s beside 0, 10000, 100000 and
              1000000 keys with a one-hour TTL, on each strategy: how many finishes were heard
              within 30 s of the last deadline, and how late.
-          3. A fleet killed: 4 worker processes observe 1000 countdowns and claim for each other;
-             one is killed with SIGKILL at a random point, each round: finishes doubled and lost.
+          3. What a fleet keeps: members in processes of their own (this executable again, as
+             `conformance` starts them) race start, attach, cancel, pause and resume on the same
+             keys within a millisecond, judged as the conformance suite judges a fleet: 4
+             processes on 2000 keys; the same with one killed by SIGKILL, 5 rounds; start and
+             cancel 0-1 ms apart, 300 pairs; every claim's answer dropped before it is read, 100
+             countdowns; CLIENT KILL TYPE normal every 200 ms for 3 s; Redis SIGKILLed and
+             restarted from its append-only file (our own server only). Doubled, early and lost
+             finishes, late ticks to replaced observers, observers held at the end.
 
         OPTIONS:
           --redis HOST:PORT   Measure that server instead of starting our own (no redis-server CPU).
           --counts N,…        Countdowns of part 1 (default 100000,1000000).
           --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
-          --rounds N          Rounds of part 3 (default 5).
-          --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, 1 round.
+          --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
           --output DIR        Also write DIR/fleet.json and DIR/fleet.txt (release builds only);
                               {machine} in DIR becomes this machine's folder name.
           --no-progress       No progress lines on stderr.
 
-        EXIT STATUS: 0 measured; 1 a part could not run (no redis-server, say); 2 bad arguments.
+        EXIT STATUS: 0 measured, and every fleet case kept its promises; 1 a part could not run (no
+        redis-server, say), or redis(zset) broke a promise in part 3; 2 bad arguments.
         """
 
     let counts: [Int]
     let idle: [Int]
-    let rounds: Int
     let quick: Bool
     let outputDirectory: String?
     let showProgress: Bool
@@ -52,7 +57,6 @@ struct FleetCommand {
         redis = try args.value("--redis")
         counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
         idle = try Self.list(args.value("--idle"), option: "--idle", allowingZero: true) ?? (quick ? [0, 10_000] : [0, 10_000, 100_000, 1_000_000])
-        rounds = try args.wholeNumber("--rounds", in: 1...100) ?? (quick ? 1 : 5)
         outputDirectory = try args.value("--output").map(Machine.expand)
         try args.finish()
         if outputDirectory != nil, !Machine.isReleaseBuild {
@@ -82,7 +86,7 @@ struct FleetCommand {
             if showProgress { FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
         }
         let named = redis.flatMap(RedisEndpoint.init)
-        var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], kills: nil)
+        var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], promises: [])
         for count in counts {
             let server = try RedisUnderTest(named: named)
             document.redis = "Redis \(server.version()) on \(server.isOwn ? "a loopback redis-server of the benchmark's own" : server.endpoint.description)"
@@ -94,9 +98,9 @@ struct FleetCommand {
             document.expiry += try FleetExperiments.expiry(
                 idle: idleKeys, countdowns: 1000, wait: quick ? .seconds(10) : .seconds(30), server: server, progress: progress)
         }
-        let server = try RedisUnderTest(named: named)
-        document.kills = try FleetKillExperiment.run(
-            rounds: rounds, workers: 4, countdowns: 1000, server: server, executable: WorkerProcess.executable, progress: progress)
+        // A real redis-server with an append-only file, fsynced every second, as a fleet runs one.
+        let server = try RedisUnderTest(named: named, settings: ["--appendonly", "yes", "--appendfsync", "everysec"])
+        document.promises = try FleetPromises.measure(sizes: quick ? .quick : .init(), server: server, progress: progress)
         let text = FleetReport(document: document).text
         output.write(text)
         if let directory = outputDirectory {
@@ -104,6 +108,11 @@ struct FleetCommand {
             try text.write(toFile: "\(directory)/fleet.txt", atomically: true, encoding: .utf8)
             try document.encoded().write(toFile: "\(directory)/\(FleetDocument.fileName)", atomically: true, encoding: .utf8)
             progress("wrote \(directory)/fleet.txt and fleet.json")
+        }
+        let broken = document.promises.filter { $0.strategy == "redis(zset)" && !$0.report.passed }
+        if !broken.isEmpty {
+            output.writeError("countdown-bench fleet: redis(zset) broke a promise in \(broken.map(\.name).joined(separator: ", "))\n")
+            return 1
         }
         return 0
         #else

@@ -1,3 +1,4 @@
+import CountdownConformance
 import Foundation
 
 /// What `countdown-bench fleet` measured, as written to `fleet.json`: the typed document the
@@ -10,7 +11,8 @@ struct FleetDocument: Codable, Sendable {
     var redis: String
     var scale: [ScaleRow]
     var expiry: [ExpiryRow]
-    var kills: KillRow?
+    /// What a fleet keeps, through races and faults (``FleetPromises``).
+    var promises: [PromiseRow]
 
     /// One run of `redis(zset)` at scale: N countdowns started pipelined over one tick.
     struct ScaleRow: Codable, Sendable, Equatable {
@@ -53,21 +55,16 @@ struct FleetDocument: Codable, Sendable {
         var finishMaxMs: Double?
     }
 
-    /// Worker processes of one fleet observing countdowns, one of them killed with SIGKILL at a
-    /// random point, over several rounds: what was heard, doubled and lost.
-    struct KillRow: Codable, Sendable, Equatable {
+    /// A fleet trial (members in processes of their own, racing on keys, with a fault between
+    /// them), judged as the conformance suite judges it, summed over its rounds.
+    struct PromiseRow: Codable, Sendable, Equatable {
+        /// `race`, `race-killed`, `cancel-pairs`, `claim-answers-dropped`, `clients-killed`, `redis-restarted`.
+        var name: String
+        /// What was done, in words.
+        var title: String
+        var strategy: String
         var rounds: Int
-        var workers: Int
-        var countdowns: Int
-        /// Finishes owed to observers in workers that lived.
-        var owedToLiving: Int
-        var heardByLiving: Int
-        var doubled: Int
-        /// Owed to a living worker and never heard: the documented window (its claimer killed
-        /// between claim and delivery), or a fault.
-        var lostAmongLiving: Int
-        /// Observed in the killed workers: no one left to hear them.
-        var owedToKilled: Int
+        var report: FleetTrialReport
     }
 
     func encoded() throws -> String {

@@ -1,31 +1,32 @@
 #if Redis
 import Countdown
 import CountdownRedis
+import CountdownSupport
 import Foundation
 
 /// The Redis server an experiment measures: one of the benchmark's own (its CPU read from
-/// `/proc`), or the one `--redis` names.
-final class RedisUnderTest {
+/// `/proc`, and it can be crashed and restarted), or the one `--redis` names.
+final class RedisUnderTest: Sendable {
     let endpoint: RedisEndpoint
-    private let own: LocalRedisServer?
+    private let own: Locked<LocalRedisServer?>
     private let admin: RedisAdmin
 
-    /// A fresh server of our own, or the named one.
-    init(named: RedisEndpoint?) throws {
+    /// A fresh server of our own (with `settings`), or the named one.
+    init(named: RedisEndpoint?, settings: [String] = []) throws {
         if let named {
-            own = nil
+            own = Locked(nil)
             endpoint = named
         } else {
-            let server = try LocalRedisServer()
-            own = server
+            let server = try LocalRedisServer(extraSettings: settings)
+            own = Locked(server)
             endpoint = server.endpoint
         }
         admin = try RedisAdmin(endpoint)
     }
 
-    deinit { own?.remove() }
+    deinit { own.withLock { $0?.remove() } }
 
-    var isOwn: Bool { own != nil }
+    var isOwn: Bool { own.withLock { $0 != nil } }
 
     func usedMemory() throws -> Int { try admin.usedMemory() }
     func version() -> String { (try? admin.version()) ?? "unknown" }
@@ -37,9 +38,20 @@ final class RedisUnderTest {
         try admin.writeIdleKeys(idleKeys, prefix: "fleet-idle-\(UInt32.random(in: 0...UInt32.max)):", ttl: .seconds(3600))
     }
 
+    /// Our server killed with SIGKILL, as a crash would, and started again on the same port
+    /// and directory: what its append-only file holds comes back.
+    func crashAndRestart() {
+        own.withLock { server in
+            guard let current = server else { return }
+            current.kill()
+            server = try? current.restarted()
+        }
+    }
+
     /// Our server's CPU time (user + system) so far, from `/proc/<pid>/stat`; nil for a named one.
     func cpuNanoseconds() -> UInt64? {
-        guard let own, let stat = try? String(contentsOfFile: "/proc/\(own.processIdentifier)/stat", encoding: .utf8),
+        guard let pid = own.withLock({ $0?.processIdentifier }),
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3; utime and stime are fields 14 and 15.

@@ -10,9 +10,7 @@ struct FleetGuide {
             "`redis(zset)`, one call at a time beside a `PING`",
             "`redis(keyspace)`, 1 000 countdowns due over 1–2 s beside idle keys with a one-hour TTL",
             "`redis(zset)`, the same beside the same idle keys",
-            "A fleet of 4 worker processes, one killed with SIGKILL each round",
-            "Conformance of the Redis strategies",
-        ]
+        ] + promiseTitles + ["Conformance of the Redis strategies"]
         return titles.map { title in
             Guide.Statement(title: title, cell: Guide.Cell(readings: library.machines.compactMap { reading(title, $0) }))
         }.filter { !$0.cell.readings.isEmpty }
@@ -22,6 +20,19 @@ struct FleetGuide {
     private var scaleTitles: [String] {
         let counts = Set(library.machines.flatMap { $0.fleet?.scale.map(\.countdowns) ?? [] }).sorted()
         return counts.map { "`redis(zset)`, \(Self.count($0)) countdowns of 3 s at 1 s ticks, started pipelined" }
+    }
+
+    /// One statement per promise row (a case on a strategy) measured on any machine.
+    private var promiseTitles: [String] {
+        var seen: [String] = []
+        for row in library.machines.flatMap({ $0.fleet?.promises ?? [] }) where !seen.contains(Self.title(row)) {
+            seen.append(Self.title(row))
+        }
+        return seen
+    }
+
+    private static func title(_ row: FleetDocument.PromiseRow) -> String {
+        "`\(row.strategy)`: \(row.title)" + (row.rounds > 1 ? ", \(row.rounds) rounds" : "")
     }
 
     private func reading(_ title: String, _ machine: MachineResults) -> Guide.Reading? {
@@ -62,11 +73,15 @@ struct FleetGuide {
                         : "\(Self.count(row.heard)) of \(Self.count(row.countdowns)) heard within \(String(format: "%.0f", row.waitedSeconds)) s")
                     + (row.heard > 0 ? ", p50 \(FleetReport.ms(row.finishP50Ms)), p99 \(FleetReport.ms(row.finishP99Ms))" : "")
             }.joined(separator: "; ")
-        } else if title.hasPrefix("A fleet") {
-            guard let kills = fleet.kills else { return nil }
-            text = "\(kills.rounds) rounds of \(Self.count(kills.countdowns / max(kills.rounds, 1))) countdowns: \(kills.doubled) finishes doubled; "
-                + "\(Self.count(kills.heardByLiving)) of \(Self.count(kills.owedToLiving)) owed to the living heard, \(kills.lostAmongLiving) lost; "
-                + "\(Self.count(kills.owedToKilled)) unheard with their observers' process"
+        } else if let row = fleet.promises.first(where: { Self.title($0) == title }) {
+            let r = row.report
+            text = "\(Self.count(r.finishesHeard)) of \(Self.count(r.finishesOwed)) owed finishes heard, \(r.finishesLost) lost, "
+                + "\(r.finishesEarly) early, \(r.finishedTwice) doubled; \(Self.count(r.staleTicks)) ticks to a replaced, cancelled or paused "
+                + "observer more than 100 ms after the call (the latest \(String(format: "%.1f", r.latestTickAfterEndMs)) ms after it); "
+                + "\(r.observersHeld) observers held at the end; \(Self.count(r.keys)) keys, \(Self.count(r.calls)) calls"
+                + (r.faultsInjected > 0 ? ", \(Self.count(r.faultsInjected)) answers dropped or connections reset" : "")
+                + (r.killed > 0 ? ", \(r.killed) processes killed" : "")
+                + (r.failedKeys > 0 ? "; \(r.failedKeys) keys no order of the calls explains" : "")
         } else {
             return nil
         }

@@ -41,12 +41,24 @@ public final class FaultProxy: Sendable {
         public var every: Int?
         /// Only answers to requests that contain these bytes (nil: every answer).
         public var requestContaining: String?
+        /// A request hit once passes when it comes again, byte for byte (a client's resend):
+        /// every such call loses its first answer and no other.
+        public var onlyTheFirstTime: Bool
 
-        public init(action: Action, probability: Double = 0, every: Int? = nil, requestContaining: String? = nil) {
+        public init(
+            action: Action, probability: Double = 0, every: Int? = nil, requestContaining: String? = nil, onlyTheFirstTime: Bool = false
+        ) {
             self.action = action
             self.probability = min(max(probability, 0), 1)
             self.every = every.map { max($0, 1) }
             self.requestContaining = requestContaining
+            self.onlyTheFirstTime = onlyTheFirstTime
+        }
+
+        /// Every answer to a request containing `marker` dropped the first time that request is
+        /// sent; its resend's answer passes.
+        public static func dropFirstAnswers(toRequestsContaining marker: String) -> Fault {
+            Fault(action: .drop, every: 1, requestContaining: marker, onlyTheFirstTime: true)
         }
 
         public static func dropAnswers(probability: Double, toRequestsContaining marker: String? = nil) -> Fault {
@@ -70,6 +82,8 @@ public final class FaultProxy: Sendable {
 
     private struct Settings {
         var fault: Fault?
+        /// Requests hit once (``Fault/onlyTheFirstTime``), by their bytes.
+        var hitOnce: Set<[UInt8]> = []
         var delay: Duration = .zero
         var resets = 0
         var stopped = false
@@ -203,7 +217,7 @@ public final class FaultProxy: Sendable {
                     // A request: decide now whether its answer is hit.
                     if let fault = now.2, fault.requestContaining.map({ Self.contains(buffer[..<count], $0) }) ?? true {
                         requests += 1
-                        if fault.hits(requests) { armed = fault.action }
+                        if fault.hits(requests), !fault.onlyTheFirstTime || firstTime(Array(buffer[..<count])) { armed = fault.action }
                     }
                     guard Self.writeAll(server, buffer[..<count]) else { return end(reset: false) }
                 } else {
@@ -215,6 +229,11 @@ public final class FaultProxy: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `request` was never hit before (and is now).
+    private func firstTime(_ request: [UInt8]) -> Bool {
+        settings.withLock { $0.hitOnce.insert(request).inserted }
     }
 
     private static func contains(_ bytes: ArraySlice<UInt8>, _ marker: String) -> Bool {

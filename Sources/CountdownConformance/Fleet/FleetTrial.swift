@@ -14,13 +14,40 @@ public struct FleetTrial: Sendable {
     public var namespace: String
     /// What the members connect to (the proxy's address, or the store's); nil: their factory's own.
     public var storeAddress: String?
-    /// The proxy the members connect through, and the fault it injects while the calls race.
+    /// The proxy the members connect through, and the fault it injects from the race until every
+    /// countdown has run out.
     public var proxy: FaultProxy?
     public var fault: FaultProxy.Fault?
     /// A member killed with SIGKILL this long after the race began.
     public var kill: (member: Int, after: Duration)?
     /// Every connection through the proxy reset this long after the race began.
     public var resetAfter: Duration?
+    /// What else happens to the fleet while the calls race (a server's clients dropped, the
+    /// server restarted): each action at its instants after the race began.
+    public var disruptions: [Disruption] = []
+
+    /// Something done to the fleet from outside, `after` the race began, then every `every`
+    /// until `until` (once, without `every`).
+    public struct Disruption: Sendable {
+        public var after: Duration
+        public var every: Duration?
+        public var until: Duration?
+        public var action: @Sendable () -> Void
+
+        public init(after: Duration, every: Duration? = nil, until: Duration? = nil, action: @escaping @Sendable () -> Void) {
+            self.after = after
+            self.every = every
+            self.until = until
+            self.action = action
+        }
+
+        /// Its instants, in nanoseconds after the race began.
+        var instants: [Int64] {
+            guard let every, every > .zero else { return [after.nanoseconds] }
+            let last = (until ?? after).nanoseconds
+            return Array(stride(from: after.nanoseconds, through: last, by: Int(every.nanoseconds)))
+        }
+    }
     /// How long after the last deadline the trial waits for finishes before it cancels what is left.
     public var grace: Duration = .seconds(3)
     /// The one-sided bound on a replaced, cancelled or paused observer's last tick.
@@ -68,7 +95,9 @@ public struct FleetTrial: Sendable {
         for call in workload.calls {
             processes[call.member].send("call \(call.id) \(call.operation.rawValue) \(call.duration) \(began + UInt64(call.offset)) \(call.key)")
         }
-        var interruptions: [(at: UInt64, act: () -> Void)] = []
+        var interruptions: [(at: UInt64, act: () -> Void)] = disruptions.flatMap { disruption in
+            disruption.instants.map { (at: began + UInt64($0), act: disruption.action) }
+        }
         if let kill {
             interruptions.append((began + UInt64(kill.after.nanoseconds), {
                 processes[kill.member].killNow()
@@ -87,10 +116,11 @@ public struct FleetTrial: Sendable {
         _ = realTimeWait(timeout: .nanoseconds(Int64(raceEnd - min(raceEnd, SystemClocks.monotonic()))) + .seconds(30)) {
             history.withLock { h in !h.calls.values.contains { livingIDs.contains($0.member) && $0.returned == nil } }
         }
-        proxy?.inject(nil)
         // Every countdown has run out by then (a resume moves a deadline by the pause, which lasts
-        // a millisecond or two); whatever is left is paused, or its finish was lost.
+        // a millisecond or two); whatever is left is paused, or its finish was lost. The fault
+        // lasts until then: the claims and the messages that deliver the finishes meet it too.
         SystemClocks.sleep(untilMonotonic: raceEnd + UInt64(workload.duration) + UInt64(grace.nanoseconds))
+        proxy?.inject(nil)
         if let cleaner = living.first {
             var id = (workload.calls.map(\.id).max() ?? 0) + 1
             let now = SystemClocks.monotonic()

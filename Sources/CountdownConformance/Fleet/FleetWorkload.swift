@@ -12,6 +12,11 @@ public struct FleetWorkload: Sendable {
         case pause
         /// Three or four calls of any kind from any members.
         case mixed
+        /// One member starts the key, and nothing races it: a countdown to finish.
+        case alone
+
+        /// The scenarios that race.
+        public static let racing: [Scenario] = [.attach, .cancel, .pause, .mixed]
     }
 
     public struct Call: Sendable {
@@ -33,7 +38,7 @@ public struct FleetWorkload: Sendable {
 
     /// `keys` races among `members`, spread over `spread`, each countdown lasting `duration`.
     public static func races(
-        keys count: Int, members: Int, spread: Duration, duration: Duration, scenarios: [Scenario] = Scenario.allCases,
+        keys count: Int, members: Int, spread: Duration, duration: Duration, scenarios: [Scenario] = Scenario.racing,
         seed: UInt64, keyPrefix: String = "rate-limit:user:"
     ) -> FleetWorkload {
         var random = SplitMix(seed: seed)
@@ -66,6 +71,8 @@ public struct FleetWorkload: Sendable {
                 add(member(1), .pause, at + jitter())
                 add(member(2), .attach, at + jitter())
                 add(member(random.below(2)), .resume, at + 1_000_000 + jitter())
+            case .alone:
+                add(member(0), .start, at)
             case .mixed:
                 add(member(0), .start, at + jitter())
                 let operations = FleetHistory.Call.Operation.allCases

@@ -168,7 +168,7 @@ final class RedisLink: Sendable {
         if let known = s.digests[script.name] { return known }
         let reply = try checked(c.call(["SCRIPT", "LOAD", script.source]))
         guard case .string(let digest) = reply else {
-            if case .error(let text) = reply { throw .server("SCRIPT LOAD \(script.name): \(text)") }
+            if case .error(let text) = reply { throw .server("\(text) (SCRIPT LOAD \(script.name))") }
             throw .connection(.protocol, "SCRIPT LOAD \(script.name) answered \(reply)")
         }
         s.digests[script.name] = digest
