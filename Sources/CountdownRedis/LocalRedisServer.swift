@@ -47,6 +47,7 @@ public final class LocalRedisServer: Sendable {
                 "--notify-keyspace-events", "Ex",
             ] + extraSettings
             let process = try Self.spawn(executable, settings)
+            Self.record(process.id)
             let endpoint = RedisEndpoint(host: "127.0.0.1", port: chosen)
             if Self.waitUntilReady(endpoint, process: process) {
                 self.endpoint = endpoint
@@ -114,6 +115,16 @@ public final class LocalRedisServer: Sendable {
             throw StartError(description: "cannot run \(executable): \(String(cString: strerror(status)))")
         }
         return ChildProcess(id: pid)
+    }
+
+    /// The environment variable naming a folder where every server started here leaves a file
+    /// named by its process id: CI stops, by those ids, what a killed test left running (never
+    /// a server by its name, which could be someone else's).
+    public static let processFolderVariable = "COUNTDOWN_REDIS_PIDS"
+
+    private static func record(_ id: pid_t) {
+        guard let folder = ProcessInfo.processInfo.environment[processFolderVariable], !folder.isEmpty else { return }
+        FileManager.default.createFile(atPath: "\(folder)/\(id)", contents: Data("redis-server\n".utf8))
     }
 
     private static func findExecutable() -> String? {

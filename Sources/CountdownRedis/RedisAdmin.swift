@@ -29,6 +29,24 @@ public final class RedisAdmin: Sendable {
         return bytes
     }
 
+    /// How many times the server ran `command` (lower case: `evalsha`) and the microseconds it
+    /// spent in it, from `INFO commandstats`: a script's time is what every member's calls
+    /// queue behind, since Redis runs one at a time.
+    public func commandStats(_ command: String) throws(CountdownError) -> (calls: Int, microseconds: Int) {
+        let info = try call(["INFO", "commandstats"]).text ?? ""
+        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }) else {
+            return (0, 0)
+        }
+        var calls = 0, microseconds = 0
+        for field in line.dropFirst("cmdstat_\(command):".count).split(separator: ",") {
+            let pair = field.split(separator: "=")
+            guard pair.count == 2, let value = Int(pair[1]) else { continue }
+            if pair[0] == "calls" { calls = value }
+            if pair[0] == "usec" { microseconds = value }
+        }
+        return (calls, microseconds)
+    }
+
     /// The server's version, from `INFO server`.
     public func version() throws(CountdownError) -> String {
         let info = try call(["INFO", "server"]).text ?? ""

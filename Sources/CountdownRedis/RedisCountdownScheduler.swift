@@ -14,35 +14,52 @@ import Dispatch
 ///
 /// ## Fleet semantics
 ///
+/// What the conformance suite's fleet checks hold (members in processes of their own, with
+/// answers dropped and connections reset between them, and a member killed), and
+/// `countdown-bench fleet` measures at a server's sizes:
+///
 /// - **Shared.** A `start` in one scheduler is an ``CountdownStart/attached(remaining:)`` in
 ///   another; `remaining`, `cancel`, `pause`, `resume`, `activeKeys` and `activeCount` answer for
-///   the fleet, from any member.
+///   the fleet, from any member. Concurrent calls on one key from several members behave as if
+///   made one at a time, in an order that respects which call returned before another began.
 /// - **One observer, the last attached anywhere.** An attach in process B ends what process A's
-///   observer hears, as a second attach does within one process. Across processes it takes one
-///   hop (A hears of it from Redis), so A's observer may hear one more tick meanwhile; within
-///   one process the contract holds exactly. The same goes for a cancel or a pause made in
-///   another process than the observer's.
+///   observer hears, as a second attach does within one process, and A lets the observer go.
+///   Across processes it takes one hop: once B's call has returned, A's observer hears nothing
+///   that begins more than 100 ms later (on loopback the hop takes about a millisecond). The
+///   same goes for a cancel or a pause made in another process than the observer's. Within one
+///   process the contract holds exactly.
+/// - **Nothing dropped for coming first.** What another member does to a countdown reaches this
+///   member on another connection than its own call's answer, and may come first: it is kept
+///   until the answer comes, then applied (an observer is never orphaned by a race).
 /// - **One clock.** Deadlines are instants of the Redis server's clock (`TIME` inside the
 ///   scripts, or the server's own key expiry), never a member's: members whose clocks disagree
 ///   still agree on every finish. A jump of the Redis host's clock moves every countdown with it
 ///   (set forward, they finish early by the jump; set back, late). A member's own clock changes
 ///   nothing but the instants its ticks are computed for, from the offset to the server's clock
-///   it measures with every claim.
-/// - **One finish, fleet-wide**, delivered where the observer is, never twice. How it gets there
-///   and when it can be lost is the strategy's: see ``RedisStrategy``.
+///   it measures with every answer.
+/// - **One finish, fleet-wide**, delivered where the observer is, never twice, never early. How
+///   it gets there and when it can be lost is the strategy's: see ``RedisStrategy``.
 /// - **Nothing lost with a process.** A member killed mid-countdown loses nothing of the
-///   countdown: it lives in Redis, and a member that attaches later hears the rest.
+///   countdown: it lives in Redis, another member claims it, and its last observer hears the
+///   finish if that observer lives. Only the killed member's own observers go unheard.
+/// - **Every call safe to send twice.** A call whose answer was lost (the connection closed or
+///   reset after the server ran it, an answer that timed out) is sent again on a new
+///   connection, within a second, and answered as it was the first time: the server keeps each
+///   answer under the caller's call id until the caller has read it. A start sent again after
+///   another member attached still answers ``CountdownStart/started``; a cancel sent again still
+///   answers true.
 /// - **Shutdown** of one member ends what its observers hear and the threads it started; the
 ///   countdowns are the fleet's and stay in Redis (a server redeployed keeps its users'
 ///   windows). The member itself then answers as a scheduler with nothing: `activeCount` 0,
 ///   `remaining` nil, `start` throws ``CountdownError/shutDown``.
-/// - **Redis away.** `init` throws ``CountdownError/unavailable(_:)`` and leaves nothing behind.
-///   A connection that breaks is made again by the next call; a call the server closed the
-///   connection on before answering (`CLIENT KILL`, a restart) is sent once more; any other
-///   failure throws ``CountdownError/unavailable(_:)`` from `start` and from every call made
-///   through ``throwing``. The protocol's non-throwing calls answer false, nil, `[]` or 0 then,
-///   counted in ``unavailableCalls``. What a restarted Redis kept is kept: with
-///   `appendonly yes` and `appendfsync everysec`, at most the last second of changes is lost.
+/// - **Redis away.** `init` throws ``CountdownError/unavailable(_:_:)`` and leaves nothing
+///   behind. A connection that breaks is made again; a call is sent again for up to a second
+///   (a restart, a `CLIENT KILL`, a dropped answer); after that it throws
+///   ``CountdownError/unavailable(_:_:)`` with its reason (``UnavailableReason``) from `start`
+///   and from every call made through ``throwing``. The protocol's non-throwing calls answer
+///   false, nil, `[]`, 0 or an ended stream then, counted in ``unavailableCalls``. What a
+///   restarted Redis kept is kept: with `appendonly yes` and `appendfsync everysec`, at most the
+///   last second of changes is lost.
 public final class RedisCountdownScheduler: CountdownScheduler {
     public let profile: CountdownProfile
     public let strategy: RedisStrategy
@@ -94,7 +111,8 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public var tickInterval: Duration { engine.settings.tickInterval }
     public var deliveryQueue: DispatchQueue { engine.settings.deliveryQueue }
 
-    /// The calls below, throwing ``CountdownError/unavailable(_:)`` when Redis cannot be reached.
+    /// The calls the protocol declares as non-throwing, and `attach` and `events`, throwing
+    /// ``CountdownError/unavailable(_:_:)`` when Redis cannot answer.
     public var throwing: RedisCountdownCalls { RedisCountdownCalls(engine: engine) }
 
     /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.

@@ -4,15 +4,16 @@ import Countdown
 public enum RedisStrategy: Sendable, Hashable {
     /// The engineered one: deadlines in a sorted set beside each countdown's state, every
     /// operation one Lua script. A thread per member sleeps until the earliest deadline it knows
-    /// (woken when an earlier one is added, here or by another member) and claims what is due
-    /// with one script that removes it: one member owns each finish. The claimer delivers a
-    /// finish whose observer is its own; the script itself posts any other to the observer's
-    /// member's inbox (a list, read by a blocking pop, kept a minute while nobody reads it), in
-    /// the same atomic step as the claim, so a finish survives a dropped connection and the
-    /// claimer's death. It is lost only where nobody can hear it: the observer's member is gone
-    /// (killed, shut down, away over a minute; a claimer killed between its claim and its
-    /// delivery is such a member, its own observers gone with it). As Sidekiq's scheduled set,
-    /// BullMQ's delayed jobs and Redisson's delayed queue work.
+    /// (woken when an earlier one is added, here or by another member, and once a second) and
+    /// claims what is due with one script that removes it: one member owns each finish. The
+    /// claimer delivers a finish whose observer is its own; the script itself posts any other to
+    /// the observer's member's inbox (a list), in the same atomic step as the claim, so a finish
+    /// survives the claimer's death. A claim whose answer is lost is sent again and answered with
+    /// the same countdowns; an inbox is read into a processing list (`BLMOVE`, Redis' reliable
+    /// queue) and emptied only once handled, so a message survives a dropped connection. A finish
+    /// is lost only where nobody can hear it: the observer's member is gone (killed, shut down,
+    /// away over a minute, after which its inbox expires). As Sidekiq's scheduled set, BullMQ's
+    /// delayed jobs and Redisson's delayed queue work.
     ///
     /// `tolerance`: how late a finish may come by design so that finishes due close together
     /// share a claim; never early.
@@ -23,9 +24,12 @@ public enum RedisStrategy: Sendable, Hashable {
     /// the key: when a client touches it, or when its background cycle happens to sample it, not
     /// when the TTL reaches zero; beside many keys with TTLs that is seconds to minutes late.
     /// Pub/sub is fire-and-forget: an event sent while the subscriber is disconnected is lost,
-    /// and so is the finish. Every member hears every expiry; only the observer's member
-    /// delivers it. The server must notify expired events (`notify-keyspace-events` with `Ex`;
-    /// the scheduler sets it when it may). Measured and judged, not recommended.
+    /// and so is the finish (or the replacement, the cancel, the pause another member published).
+    /// Every member hears every expiry; only the observer's member delivers it. The server must
+    /// notify expired events (`notify-keyspace-events` with `Ex`): the subscriber turns it on
+    /// each time it connects (a restarted server forgets it unless its configuration file says
+    /// so), and every call throws ``CountdownError/unavailable(_:_:)`` while the server refuses.
+    /// Measured and judged, not recommended.
     case keyspaceNotifications
 
     /// The command-line variant: `zset`, `zset~10ms`, `keyspace`.

@@ -19,6 +19,7 @@ enum FleetExperiments {
             endpoint: server.endpoint, namespace: "fleet-scale-\(count)", strategy: .sortedSet(), tickInterval: tick,
             maximumDuration: .seconds(3600), deliveryQueue: delivery)
         let memoryBefore = try server.usedMemory()
+        let scriptsBefore = try server.scriptStats()
         let recorder = EventRecorder(count: count, tick: tick, duration: duration)
         let keys = (0..<count).map { KeyShape.real.key($0) }
         // Small batches: a countdown begins when the server runs its script, so a start late in a
@@ -44,6 +45,7 @@ enum FleetExperiments {
         // Memory per countdown from the countdowns alive at the reading: with a long start
         // phase, the first ones have finished by the end of it.
         let memoryDuring = try server.usedMemory()
+        let scriptsDuring = try server.scriptStats()
         let alive = scheduler.activeCount
         progress("zset: \(count) started in \(Int(startPhase / 1_000_000)) ms; waiting for their finishes")
         _ = recorder.waitForFinishes(of: started, until: first + UInt64(startPhase) + UInt64((duration + .seconds(30)).nanoseconds))
@@ -78,6 +80,8 @@ enum FleetExperiments {
             cpuPerEventMicros: events > 0 ? Double(cpu) / Double(events) / 1000 : nil,
             redisCPUPerEventMicros: redisCPU.map { events > 0 ? Double($0) / Double(events) / 1000 : 0 },
             redisBytesPerCountdown: alive > 0 ? Double(memoryDuring - memoryBefore) / Double(alive) : nil,
+            luaMicrosPerStart: scriptsDuring.calls > scriptsBefore.calls
+                ? Double(scriptsDuring.microseconds - scriptsBefore.microseconds) / Double(scriptsDuring.calls - scriptsBefore.calls) : nil,
             calls: calls, startMedianMicros: median(startTimes), cancelMedianMicros: median(cancelTimes),
             pingMedianMicros: median(pingTimes))
     }

@@ -28,7 +28,7 @@ enum FleetPromises {
             var total: FleetTrialReport?
             for round in 0..<rounds {
                 let report = try suite.fleetTrial(try make(round))
-                total = total.map { FleetPromises.sum($0, report) } ?? report
+                total = total.map { $0.adding(report) } ?? report
             }
             rows.append(.init(name: name, title: title, strategy: backend.description, rounds: rounds, report: total!))
             progress("promises: \(backend): \(total!.summary)")
@@ -86,29 +86,6 @@ enum FleetPromises {
         let workload = FleetWorkload.races(
             keys: keys, members: members, spread: spread, duration: duration, scenarios: scenarios, seed: UInt64.random(in: 1...UInt64(UInt32.max)))
         return FleetTrial(members: members, workload: workload, tick: tick, namespace: RedisTarget.freshNamespace())
-    }
-
-    /// Two rounds' reports as one.
-    static func sum(_ a: FleetTrialReport, _ b: FleetTrialReport) -> FleetTrialReport {
-        var s = a
-        s.keys += b.keys
-        s.calls += b.calls
-        s.failedCalls += b.failedCalls
-        s.hungCalls += b.hungCalls
-        s.inconclusiveKeys += b.inconclusiveKeys
-        s.failedKeys += b.failedKeys
-        s.finishesOwed += b.finishesOwed
-        s.finishesHeard += b.finishesHeard
-        s.finishesLost += b.finishesLost
-        s.finishesEarly += b.finishesEarly
-        s.finishedTwice += b.finishedTwice
-        s.staleTicks += b.staleTicks
-        s.latestTickAfterEndMs = max(a.latestTickAfterEndMs, b.latestTickAfterEndMs)
-        s.observersHeld += b.observersHeld
-        s.killed += b.killed
-        s.faultsInjected += b.faultsInjected
-        s.failures = Array((a.failures + b.failures).prefix(20))
-        return s
     }
 }
 #endif

@@ -10,13 +10,13 @@ struct FleetReport {
             out += "\nredis(zset) at scale: countdowns of 3 s at 1 s ticks, started pipelined over one tick\n"
             var table = TextTable(columns: [
                 "N", "started", "finished", "start phase", "finish p50", "p99", "max", "tick p99",
-                "CPU/event", "redis CPU/event", "Redis B/countdown",
+                "CPU/event", "redis CPU/event", "Lua/start", "Redis B/countdown",
             ])
             for row in document.scale {
                 table.add([
                     "\(row.countdowns)", "\(row.started)", "\(row.finished)", Self.ms(row.startPhaseMs),
                     Self.ms(row.finishP50Ms), Self.ms(row.finishP99Ms), Self.ms(row.finishMaxMs), Self.ms(row.tickP99Ms),
-                    Self.micros(row.cpuPerEventMicros), Self.micros(row.redisCPUPerEventMicros),
+                    Self.micros(row.cpuPerEventMicros), Self.micros(row.redisCPUPerEventMicros), Self.micros(row.luaMicrosPerStart),
                     row.redisBytesPerCountdown.map { String(format: "%.0f", $0) } ?? "-",
                 ])
             }

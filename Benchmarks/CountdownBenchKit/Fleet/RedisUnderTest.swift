@@ -29,6 +29,7 @@ final class RedisUnderTest: Sendable {
     var isOwn: Bool { own.withLock { $0 != nil } }
 
     func usedMemory() throws -> Int { try admin.usedMemory() }
+    func scriptStats() throws -> (calls: Int, microseconds: Int) { try admin.commandStats("evalsha") }
     func version() -> String { (try? admin.version()) ?? "unknown" }
     func connection() throws -> RedisAdmin { try RedisAdmin(endpoint) }
 

@@ -82,6 +82,9 @@ public final class FaultProxy: Sendable {
 
     private struct Settings {
         var fault: Fault?
+        /// Each answer held a time drawn up to this: what travels on two connections arrives in
+        /// either order.
+        var latency: Duration = .zero
         /// Requests hit once (``Fault/onlyTheFirstTime``), by their bytes.
         var hitOnce: Set<[UInt8]> = []
         var delay: Duration = .zero
@@ -137,6 +140,12 @@ public final class FaultProxy: Sendable {
 
     /// Holds every chunk, both ways, this long before passing it on (zero: none).
     public func delay(_ duration: Duration) { settings.withLock { $0.delay = duration } }
+
+    /// Holds every answer a time drawn anew up to `most` (zero: none) before passing it on;
+    /// requests pass at once, so calls are not slowed more than a busy server would slow them.
+    /// Each connection keeps its order, but an answer on one and a message on another arrive in
+    /// either order, as over a network whose paths and queues differ.
+    public func latency(upTo most: Duration) { settings.withLock { $0.latency = most } }
 
     /// Resets every connection open now, as a network blip or a restarted server would.
     public func resetAll() { settings.withLock { $0.resets += 1 } }
@@ -200,7 +209,7 @@ public final class FaultProxy: Sendable {
             close(server)
         }
         while true {
-            let now = settings.withLock { ($0.stopped, $0.resets, $0.fault, $0.delay) }
+            let now = settings.withLock { ($0.stopped, $0.resets, $0.fault, $0.delay, $0.latency) }
             if now.0 { return end(reset: false) }
             if now.1 != resetsSeen {
                 resetsSeen = now.1
@@ -221,6 +230,8 @@ public final class FaultProxy: Sendable {
                     }
                     guard Self.writeAll(server, buffer[..<count]) else { return end(reset: false) }
                 } else {
+                    let held = Self.random(below: now.4)
+                    if held > 0 { Thread.sleep(forTimeInterval: Double(held) / 1e9) }
                     if let action = armed {
                         injected.add(1, ordering: .relaxed)
                         return end(reset: action == .reset)
@@ -229,6 +240,10 @@ public final class FaultProxy: Sendable {
                 }
             }
         }
+    }
+
+    private static func random(below most: Duration) -> Int64 {
+        most > .zero ? Int64.random(in: 0..<most.nanoseconds) : 0
     }
 
     /// Whether `request` was never hit before (and is now).

@@ -34,6 +34,21 @@ public struct FleetTrialReport: Sendable, Codable, Equatable {
 
     public init() {}
 
+    /// Two trials (rounds) as one: counts summed, the latest tick the later of the two, the
+    /// first failures of both.
+    public func adding(_ other: FleetTrialReport) -> FleetTrialReport {
+        var sum = self
+        sum.members = max(members, other.members)
+        for path in [\FleetTrialReport.keys, \.calls, \.failedCalls, \.hungCalls, \.inconclusiveKeys, \.failedKeys,
+                     \.finishesOwed, \.finishesHeard, \.finishesLost, \.finishesEarly, \.finishedTwice, \.staleTicks,
+                     \.observersHeld, \.killed, \.faultsInjected] {
+            sum[keyPath: path] += other[keyPath: path]
+        }
+        sum.latestTickAfterEndMs = max(latestTickAfterEndMs, other.latestTickAfterEndMs)
+        sum.failures = Array((failures + other.failures).prefix(FleetJudge.failuresKept))
+        return sum
+    }
+
     /// Whether nothing failed.
     public var passed: Bool { failedKeys == 0 && hungCalls == 0 && observersHeld == 0 && failures.isEmpty }
 

@@ -40,17 +40,19 @@ final class RedisConnection {
     /// Sends one command and waits for its reply.
     func call(_ arguments: [String]) throws(RedisFailure) -> RedisReply {
         try append(arguments)
-        return try read()
+        return try withoutSIGPIPE { () throws(RedisFailure) in try read() }
     }
 
     /// Sends every command in one write, then reads their replies in order (a pipeline): one
     /// round trip for the lot.
     func pipeline(_ commands: [[String]]) throws(RedisFailure) -> [RedisReply] {
         for command in commands { try append(command) }
-        var replies: [RedisReply] = []
-        replies.reserveCapacity(commands.count)
-        for _ in commands { replies.append(try read()) }
-        return replies
+        return try withoutSIGPIPE { () throws(RedisFailure) -> [RedisReply] in
+            var replies: [RedisReply] = []
+            replies.reserveCapacity(commands.count)
+            for _ in commands { replies.append(try read()) }
+            return replies
+        }
     }
 
     /// Queues a command in hiredis' output buffer; written by the next read.
@@ -62,17 +64,16 @@ final class RedisConnection {
         guard status == REDIS_OK else { throw failure(context) }
     }
 
-    /// Writes what is queued, then reads one reply.
+    /// Writes what is queued, then reads one reply. hiredis writes with write(2): a peer that
+    /// has gone raises SIGPIPE, which would end the process. Call it inside ``withoutSIGPIPE``
+    /// (as ``call(_:)`` and ``pipeline(_:)`` do, once for a whole batch): there it is EPIPE, a
+    /// failure like any other.
     func read() throws(RedisFailure) -> RedisReply {
         guard let context else { throw .connection(.reset, "\(endpoint): closed") }
         var raw: UnsafeMutableRawPointer?
-        // hiredis writes what is queued with write(2): a peer that has gone raises SIGPIPE,
-        // which would end the process; blocked here, it is EPIPE, a failure like any other.
-        let (status, number) = withoutSIGPIPE { () -> (Int32, Int32) in
-            errno = 0
-            let status = redisGetReply(context, &raw)
-            return (status, errno)
-        }
+        errno = 0
+        let status = redisGetReply(context, &raw)
+        let number = errno
         guard status == REDIS_OK, let raw else { throw failure(context, errno: number) }
         defer { freeReplyObject(raw) }
         return Self.copy(raw.assumingMemoryBound(to: redisReply.self))

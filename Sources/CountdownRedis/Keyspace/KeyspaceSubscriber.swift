@@ -95,7 +95,7 @@ final class KeyspaceSubscriber: Sendable {
         let connection = try RedisConnection(endpoint, timeout: .seconds(1), commandTimeout: .seconds(5))
         try enableExpiredEvents(connection)
         try connection.append(["SUBSCRIBE", "__keyevent@\(database)__:expired", channel])
-        for _ in 0..<2 { _ = try connection.read() }
+        try withoutSIGPIPE { () throws(RedisFailure) in for _ in 0..<2 { _ = try connection.read() } }
         return connection
     }
 

@@ -4,10 +4,10 @@ import CountdownSupport
 import Dispatch
 
 /// The observers' side of a fleet member: carries out what its ``ObserverRegistry`` decides.
-/// Under one lock it asks the registry, moves the gates it names and files the ticks; after the
-/// lock it queues a drain of the deliveries on the delivery queue and wakes the ticks' thread
-/// when an earlier tick was filed. Nothing else (no Redis call, no queue, no observer) is
-/// touched under the lock; the drain checks each tick against its observer's gate, without it.
+/// Under one lock it asks the registry, moves the gates it names, files the ticks in its
+/// ``TickHeap`` and the deliveries in its ``FleetOutbox``; after the lock it queues a drain on
+/// the delivery queue and wakes the ticks' thread (``FleetTicker``) when an earlier tick was
+/// filed. Nothing else (no Redis call, no queue, no observer) is touched under the lock.
 final class LocalWatch: Sendable {
     let tick: Int64
     let queue: DispatchQueue
@@ -15,8 +15,7 @@ final class LocalWatch: Sendable {
     private struct State {
         var registry: ObserverRegistry
         var ticks = TickHeap()
-        var outbox: [FleetDelivery] = []
-        var drainQueued = false
+        var outbox = FleetOutbox()
         /// The instant the ticks' thread sleeps until: only an earlier tick wakes it.
         var sleepingUntil: Int64 = 0
     }
@@ -134,33 +133,12 @@ final class LocalWatch: Sendable {
     private func carryOut(_ d: FleetDecisions, in s: inout State) -> Bool {
         for (observer, epoch) in d.gates { observer.close(to: epoch) }
         for filed in d.ticks { s.ticks.push(instant: filed.instant, generation: filed.generation) }
-        s.outbox.append(contentsOf: d.deliveries)
-        guard !s.outbox.isEmpty, !s.drainQueued else { return false }
-        s.drainQueued = true
-        return true
+        return s.outbox.add(d.deliveries)
     }
 
-    /// On the delivery queue: everything decided so far, in the order decided; a tick only if
-    /// its observer's gate still reads the epoch it was decided in.
+    /// On the delivery queue: everything decided so far, in the order decided.
     private func drain() {
-        let batch = state.withLock { s -> [FleetDelivery] in
-            s.drainQueued = false
-            defer { s.outbox = [] }
-            return s.outbox
-        }
-        for delivery in batch {
-            switch delivery {
-            case .tick(let observer, let epoch, let event):
-                if observer.epoch == epoch { observer.observer(event) }
-            case .told(let observer, let event):
-                observer.observer(event)
-            case .finish(let observer, let event):
-                observer.observer(event)
-                observer.onEnd?()
-            case .end(let observer):
-                observer.onEnd?()
-            }
-        }
+        FleetOutbox.deliver(state.withLock { $0.outbox.take() })
     }
 }
 #endif

@@ -41,6 +41,7 @@ final class InboxReader: Sendable {
 
     private func run() {
         var recovering = true
+        var failures = 0
         while !stopped() {
             do {
                 if recovering {
@@ -55,9 +56,13 @@ final class InboxReader: Sendable {
                 let more = try link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"])
                 handle(([first] + more.elements.compactMap(\.text)).compactMap(FleetMessage.init))
                 _ = try link.call(["DEL", processing])
+                failures = 0
             } catch {
+                // A connection that broke is made again at once (a dropped answer, a reset);
+                // a server that is away is asked again less and less often, up to 100 ms apart.
                 recovering = true
-                if !stopped() { usleep(20_000) }
+                failures += 1
+                if failures > 1, !stopped() { usleep(UInt32(min(5_000 << min(failures - 2, 5), 100_000))) }
             }
         }
     }

@@ -2,7 +2,7 @@ import Countdown
 
 /// The `fleet.faults` check: the race of `fleet.race`, with the members connected through the
 /// suite's ``FaultProxy``: every sixth answer of each connection closed before the client reads
-/// it (the call was made, its answer lost: a call, a claim, a blocking read alike), and every
+/// it (the call was made, its answer lost: a call, a claim, a blocking read alike), every
 /// connection reset once mid-race. Every call must be
 /// safe to send again: judged as `fleet.race` judges, nothing lost, doubled or held.
 enum FleetFaultsCheck {
