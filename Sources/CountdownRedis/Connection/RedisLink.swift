@@ -39,19 +39,24 @@ final class RedisLink: Sendable {
         var connection: RedisConnection?
         /// Each script's digest, from `SCRIPT LOAD`.
         var digests: [String: String] = [:]
-        /// The serial of the next recorded call; every one below it has been answered or given up.
+        /// The serial of the next recorded call.
         var nextSerial: Int64 = 1
     }
+
+    /// How many answers the server keeps for this link (``CallRecord``): a quarter of them at
+    /// most are in flight at once, so a record is reused only long after its call was answered.
+    let ring: Int
 
     private let slot: Locked<Slot>
 
     /// Connects at once, so that an unreachable server is an error of the caller's `init`.
     init(
         _ endpoint: RedisEndpoint, client: String, commandTimeout: Duration? = .seconds(5),
-        patience: Patience = .within(.seconds(1)), defects: FleetDefects = []
+        patience: Patience = .within(.seconds(1)), ring: Int = 1024, defects: FleetDefects = []
     ) throws(RedisFailure) {
         self.endpoint = endpoint
         self.client = client
+        self.ring = max(ring, 4)
         newSerialOnResend = defects.contains(.newSerialOnResend)
         self.commandTimeout = commandTimeout
         self.patience = patience
@@ -81,10 +86,20 @@ final class RedisLink: Sendable {
         return replies[0]
     }
 
-    /// Runs `script` once per argument list, pipelined: one round trip for the lot. A recorded
-    /// script's calls take consecutive serials, kept across resends.
+    /// Runs `script` once per argument list, pipelined: one round trip for each quarter of the
+    /// ring (a batch as a whole when it fits). A recorded script's calls take consecutive
+    /// serials, kept across resends.
     func runMany(_ script: RedisScript, keys: [String], arguments: [[String]]) throws(RedisFailure) -> [RedisReply] {
-        try slot.withLock { (s: inout Slot) throws(RedisFailure) -> [RedisReply] in
+        let chunk = ring / 4
+        guard arguments.count <= chunk else {
+            var replies: [RedisReply] = []
+            replies.reserveCapacity(arguments.count)
+            for start in stride(from: 0, to: arguments.count, by: chunk) {
+                replies += try runMany(script, keys: keys, arguments: Array(arguments[start..<min(start + chunk, arguments.count)]))
+            }
+            return replies
+        }
+        return try slot.withLock { (s: inout Slot) throws(RedisFailure) -> [RedisReply] in
             var calls = numbered(arguments, script, &s)
             var sent = false
             return try retrying(&s) { (s: inout Slot, c: RedisConnection) throws(RedisFailure) in
@@ -95,14 +110,13 @@ final class RedisLink: Sendable {
         }
     }
 
-    /// A recorded script's calls, each with this link's client name, its serial and the first
-    /// serial of the batch: every serial below it has been answered (calls go one at a time
-    /// under the lock), so the server may forget their answers.
+    /// A recorded script's calls, each with this link's client name, its serial and the ring's size.
     private func numbered(_ arguments: [[String]], _ script: RedisScript, _ s: inout Slot) -> [[String]] {
         guard script.recorded else { return arguments }
         let first = s.nextSerial
         s.nextSerial += Int64(arguments.count)
-        return arguments.enumerated().map { index, rest in [client, String(first + Int64(index)), String(first)] + rest }
+        let size = String(ring)
+        return arguments.enumerated().map { index, rest in [client, String(first + Int64(index)), size] + rest }
     }
 
     private func withConnection<T: Sendable>(_ body: (inout Slot, RedisConnection) throws(RedisFailure) -> T) throws(RedisFailure) -> T {

@@ -7,9 +7,9 @@ struct RedisScript: Sendable {
     /// script that changes something does, so that sending it again is answered the same.
     let recorded: Bool
 
-    /// A script that changes something: its source is the body of ``CallRecord/wrap(_:)``.
-    static func recorded(_ name: String, body: String) -> RedisScript {
-        RedisScript(name: name, source: CallRecord.wrap(body), recorded: true)
+    /// A script that changes something: its source is the body of ``CallRecord/wrap(_:expiry:)``.
+    static func recorded(_ name: String, expiry: CallRecord.Expiry = .withTheMember, body: String) -> RedisScript {
+        RedisScript(name: name, source: CallRecord.wrap(body, expiry: expiry), recorded: true)
     }
 
     /// A script that only reads.

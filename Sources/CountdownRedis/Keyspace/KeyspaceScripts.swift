@@ -24,13 +24,13 @@ enum KeyspaceScripts {
     /// arg: owner token, key, duration µs, attach only (1/0).
     /// Answers {now, 0 started | 1 attached | 3 nothing, generation, duration, 'r'/'p',
     /// deadline, remaining, attach serial}.
-    static let start = RedisScript.recorded("keyspace-start", body: """
+    static let start = RedisScript.recorded("keyspace-start", expiry: .refreshedByEachCall, body: """
         local owner, key = arg[1], arg[2]
         local t = P .. ':t:' .. key
         \(load)
         if f then
           local a = tonumber(f.a) + 1
-          redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. a .. ' ' .. owner, 'KEEPTTL')
+          redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. string.format('%d', a) .. ' ' .. owner, 'KEEPTTL')
           redis.call('PUBLISH', P .. ':own', 'l ' .. f.g .. ' ' .. f.o .. ' ' .. key)
           if f.s == 'p' then return {1, f.g, f.d, 'p', 0, tonumber(f.r), a} end
           local deadline = redis.call('PEXPIRETIME', t) * 1000
@@ -39,12 +39,12 @@ enum KeyspaceScripts {
         if arg[4] == '1' then return {3} end
         local d = tonumber(arg[3])
         local g = redis.call('INCR', P .. ':seq')
-        redis.call('SET', t, g .. ' ' .. string.format('%d', d) .. ' r 0 0 ' .. owner, 'PX', math.ceil(d / 1000))
+        redis.call('SET', t, string.format('%d', g) .. ' ' .. arg[3] .. ' r 0 0 ' .. owner, 'PX', string.format('%d', math.ceil(d / 1000)))
         return {0, g, d, 'r', redis.call('PEXPIRETIME', t) * 1000, d, 0}
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
-    static let cancel = RedisScript.recorded("keyspace-cancel", body: """
+    static let cancel = RedisScript.recorded("keyspace-cancel", expiry: .refreshedByEachCall, body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
@@ -55,7 +55,7 @@ enum KeyspaceScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, remaining µs, owner} or {now, 0}.
-    static let pause = RedisScript.recorded("keyspace-pause", body: """
+    static let pause = RedisScript.recorded("keyspace-pause", expiry: .refreshedByEachCall, body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
@@ -68,12 +68,12 @@ enum KeyspaceScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, deadline, owner} or {now, 0}.
-    static let resume = RedisScript.recorded("keyspace-resume", body: """
+    static let resume = RedisScript.recorded("keyspace-resume", expiry: .refreshedByEachCall, body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
         if not f or f.s ~= 'p' then return {0} end
-        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. f.o, 'PX', math.max(1, math.ceil(tonumber(f.r) / 1000)))
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. f.o, 'PX', string.format('%d', math.max(1, math.ceil(tonumber(f.r) / 1000))))
         local deadline = redis.call('PEXPIRETIME', t) * 1000
         redis.call('PUBLISH', P .. ':own', 'r ' .. f.g .. ' ' .. string.format('%d', deadline) .. ' ' .. f.o .. ' ' .. key)
         return {1, f.g, deadline, f.o}

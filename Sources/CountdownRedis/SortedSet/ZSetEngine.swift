@@ -36,7 +36,9 @@ final class ZSetEngine: ScriptedFleetEngine {
         let claims: RedisLink, inboxLink: RedisLink
         do {
             calls = try RedisLink(endpoint, client: "\(member):calls", defects: defects)
-            claims = try RedisLink(endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, defects: defects)
+            // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
+            claims = try RedisLink(
+                endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
             inboxLink = try RedisLink(endpoint, client: "\(member):inbox", patience: .within(.zero))
         } catch {
             throw error.countdownError

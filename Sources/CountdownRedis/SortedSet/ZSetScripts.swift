@@ -17,16 +17,19 @@
 ///   attached since the start;
 /// - `P:p`: the set of paused keys (the running ones are `P:d`'s members);
 /// - `P:seq`: the generation counter;
-/// - `P:m`: the members (schedulers) seen, by the server's time of their last claim;
+/// - `P:m`: the members (schedulers) seen, by the server's time of their last claim (one a
+///   second at least): those seen in the last 10 s are woken; those unseen for ten minutes
+///   are forgotten, and their call records and inboxes deleted;
 /// - `P:i:<member>`: a member's inbox, a list of what happened to a countdown whose observer it
 ///   holds, each addressed to that observer's token: `f g token key` (finished, claimed
 ///   elsewhere), `x g token key` (cancelled), `l g token key` (another observer attached),
 ///   `p g remaining token key` (paused), `r g deadline token key` (resumed); and `w deadline`
 ///   wake-ups. Read into `P:w:<member>` (``InboxReader``); both kept a minute while nobody reads;
-/// - `P:a:<client>`: the call records (``CallRecord``).
+/// - `P:a:<member>:<role>`: the call records (``CallRecord``).
 ///
 /// Numbers in messages are written with `string.format('%d')`: Lua's own conversion of a number
-/// to text keeps 14 digits, and a deadline in µs has 16.
+/// to text keeps 14 digits, and a deadline in µs has 16. Nor is a number passed to `redis.call`
+/// (see ``CallRecord``): it would be formatted with `%.17g`, at some thousands of instructions.
 enum ZSetScripts {
     /// Lua that posts `message` to the inbox of the member of `owner` (a token), unless that is
     /// this member.
@@ -37,25 +40,25 @@ enum ZSetScripts {
           if member ~= me then
             local box = P .. ':i:' .. member
             redis.call('RPUSH', box, \(message))
-            redis.call('PEXPIRE', box, 60000)
+            redis.call('PEXPIRE', box, '60000')
           end
         end
         """
     }
 
-    /// Lua that wakes every other member when `deadline` (a number) is earlier than every
-    /// deadline before it: their claimers sleep until the earliest they know.
-    static func wakeIfEarliest(_ deadline: String) -> String {
+    /// Lua that wakes every other member when `deadline` (a number; `text`, the same as text) is
+    /// earlier than every deadline before it: their claimers sleep until the earliest they know.
+    static func wakeIfEarliest(_ deadline: String, _ text: String) -> String {
         """
         do
-          local first = redis.call('ZRANGE', P .. ':d', 0, 0, 'WITHSCORES')
+          local first = redis.call('ZRANGE', P .. ':d', '0', '0', 'WITHSCORES')
           if first[2] == nil or tonumber(first[2]) > \(deadline) then
-            local wake = 'w ' .. string.format('%d', \(deadline))
-            for _, member in ipairs(redis.call('ZRANGE', P .. ':m', 0, -1)) do
+            local wake = 'w ' .. \(text)
+            for _, member in ipairs(redis.call('ZRANGEBYSCORE', P .. ':m', string.format('%d', n - 10000000), '+inf')) do
               if member ~= me then
                 local box = P .. ':i:' .. member
                 redis.call('RPUSH', box, wake)
-                redis.call('PEXPIRE', box, 60000)
+                redis.call('PEXPIRE', box, '60000')
               end
             end
           end
@@ -73,7 +76,7 @@ enum ZSetScripts {
         local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a')
         if v[1] then
           local a = tonumber(v[7]) + 1
-          redis.call('HSET', h, 'o', owner, 'a', a)
+          redis.call('HSET', h, 'o', owner, 'a', string.format('%d', a))
         \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
           local left
           if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
@@ -85,9 +88,10 @@ enum ZSetScripts {
         local d = tonumber(arg[3])
         local g = redis.call('INCR', P .. ':seq')
         local deadline = n + d
-        \(wakeIfEarliest("deadline"))
-        redis.call('HSET', h, 'g', g, 'd', d, 's', 'r', 'dl', deadline, 'o', owner, 'a', 0)
-        redis.call('ZADD', P .. ':d', deadline, key)
+        local DL = string.format('%d', deadline)
+        \(wakeIfEarliest("deadline", "DL"))
+        redis.call('HSET', h, 'g', string.format('%d', g), 'd', arg[3], 's', 'r', 'dl', DL, 'o', owner, 'a', '0')
+        redis.call('ZADD', P .. ':d', DL, key)
         return {0, g, d, 'r', deadline, d, 0}
         """)
 
@@ -113,11 +117,12 @@ enum ZSetScripts {
         if not v[1] or v[2] ~= 'r' then return {0} end
         local left = tonumber(v[3]) - n
         if left <= 0 then return {0} end
-        redis.call('HSET', h, 's', 'p', 'r', left)
+        local LEFT = string.format('%d', left)
+        redis.call('HSET', h, 's', 'p', 'r', LEFT)
         redis.call('HDEL', h, 'dl')
         redis.call('ZREM', P .. ':d', key)
         redis.call('SADD', P .. ':p', key)
-        \(tell("v[4]", "'p ' .. v[1] .. ' ' .. string.format('%d', left) .. ' ' .. v[4] .. ' ' .. key"))
+        \(tell("v[4]", "'p ' .. v[1] .. ' ' .. LEFT .. ' ' .. v[4] .. ' ' .. key"))
         return {1, v[1], left, v[4]}
         """)
 
@@ -128,12 +133,13 @@ enum ZSetScripts {
         local v = redis.call('HMGET', h, 'g', 's', 'r', 'o')
         if not v[1] or v[2] ~= 'p' then return {0} end
         local deadline = n + tonumber(v[3])
-        \(wakeIfEarliest("deadline"))
-        redis.call('HSET', h, 's', 'r', 'dl', deadline)
+        local DL = string.format('%d', deadline)
+        \(wakeIfEarliest("deadline", "DL"))
+        redis.call('HSET', h, 's', 'r', 'dl', DL)
         redis.call('HDEL', h, 'r')
         redis.call('SREM', P .. ':p', key)
-        redis.call('ZADD', P .. ':d', deadline, key)
-        \(tell("v[4]", "'r ' .. v[1] .. ' ' .. string.format('%d', deadline) .. ' ' .. v[4] .. ' ' .. key"))
+        redis.call('ZADD', P .. ':d', DL, key)
+        \(tell("v[4]", "'r ' .. v[1] .. ' ' .. DL .. ' ' .. v[4] .. ' ' .. key"))
         return {1, v[1], deadline, v[4]}
         """)
 
@@ -146,17 +152,19 @@ enum ZSetScripts {
         return {1, math.max(0, tonumber(v[3]) - (tonumber(t[1]) * 1000000 + tonumber(t[2])))}
         """)
 
-    /// arg: most to claim. Marks the member seen, forgets members unseen for 10 s, then claims
-    /// what is due: each claimed countdown leaves every structure at once (so one member owns
+    /// arg: most to claim. Marks the member seen, forgets members unseen for ten minutes (with
+    /// their call records and inboxes), then claims what is due: each claimed countdown leaves every structure at once (so one member owns
     /// each finish), and its finish goes to its observer's inbox unless that is here. Recorded
     /// like every call: a claim whose answer was lost, sent again with its serial, answers the
     /// same countdowns, so the claimer's own observers still hear them.
     /// Answers {now, earliest deadline left or -1, claimed count, {generation, owner, …} observed here}.
     static let claim = RedisScript.recorded("claim", body: """
-        local most = tonumber(arg[1])
-        redis.call('ZADD', P .. ':m', n, me)
-        redis.call('ZREMRANGEBYSCORE', P .. ':m', '-inf', n - 10000000)
-        local due = redis.call('ZRANGEBYSCORE', P .. ':d', '-inf', n, 'LIMIT', 0, most)
+        redis.call('ZADD', P .. ':m', N, me)
+        for _, gone in ipairs(redis.call('ZRANGEBYSCORE', P .. ':m', '-inf', string.format('%d', n - 600000000), 'LIMIT', '0', '16')) do
+          redis.call('DEL', P .. ':a:' .. gone .. ':calls', P .. ':a:' .. gone .. ':claimer', P .. ':i:' .. gone, P .. ':w:' .. gone)
+          redis.call('ZREM', P .. ':m', gone)
+        end
+        local due = redis.call('ZRANGEBYSCORE', P .. ':d', '-inf', N, 'LIMIT', '0', arg[1])
         local here = {}
         if #due > 0 then
           redis.call('ZREM', P .. ':d', unpack(due))
@@ -174,7 +182,7 @@ enum ZSetScripts {
             end
           end
         end
-        local first = redis.call('ZRANGE', P .. ':d', 0, 0, 'WITHSCORES')
+        local first = redis.call('ZRANGE', P .. ':d', '0', '0', 'WITHSCORES')
         return {first[2] or '-1', #due, here}
         """)
 

@@ -35,9 +35,12 @@ struct RedisZSetTests {
             prefix = "{\(TestRedis.namespace("records"))}"
         }
 
-        mutating func send(_ script: RedisScript, client: String, serial: Int, ack: Int, _ rest: [String]) throws -> [RedisReply] {
+        /// The ring's size the calls say (``CallRecord``).
+        static let ring = 8
+
+        mutating func send(_ script: RedisScript, client: String, serial: Int, _ rest: [String]) throws -> [RedisReply] {
             if digests[script.name] == nil { digests[script.name] = try connection.call(["SCRIPT", "LOAD", script.source]).text }
-            let reply = try connection.call(["EVALSHA", digests[script.name]!, "1", prefix, client, String(serial), String(ack)] + rest)
+            let reply = try connection.call(["EVALSHA", digests[script.name]!, "1", prefix, client, String(serial), String(Self.ring)] + rest)
             if case .error(let text) = reply { Issue.record("\(script.name) answered \(text)") }
             return reply.elements
         }
@@ -50,22 +53,24 @@ struct RedisZSetTests {
     func startSentAgainKeepsItsFirstAnswer() throws {
         var raw = try RawCalls()
         let key = "rate-limit:user:0000123456"
-        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", key, "60000000", "-1", "0"])
-        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ack: 1, ["b/1", key, "60000000", "-1", "0"])
-        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", key, "60000000", "-1", "0"])
+        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0"])
+        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ["b/1", key, "60000000", "-1", "0"])
+        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0"])
         #expect(first[1].int == 0 && again[1].int == 0, "answers \(first) then \(again): the resend did not answer .started")
         #expect(first[2].int == again[2].int, "the resend named another generation: the countdown was started twice")
         #expect(first[5].int == again[5].int, "the resend moved the deadline")
         #expect(other[1].int == 1 && other[7].int == 1, "the other member's start did not attach as the first attach: \(other)")
         #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1)
         #expect(try raw.connection.call(["HGET", "\(raw.prefix):c:\(key)", "o"]).text == "b/1", "the resend took the observer back")
-        // The next call acknowledges serial 1: its answer is forgotten, and a late copy of it
+        // A ring's worth of calls later, serial 1's slot holds a newer call: a late copy of it
         // (sent again, answered, then arriving on a closed connection) does nothing.
-        _ = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: 2, ack: 2, ["some-other-key"])
-        #expect(try raw.connection.call(["HEXISTS", "\(raw.prefix):a:a:calls", "1"]).int == 0, "an acknowledged answer was kept")
-        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ack: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0"])
-        #expect(late[1].int == -1, "a copy below the watermark was answered \(late), not ignored")
-        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1, "a copy below the watermark started a countdown")
+        let later = 1 + RawCalls.ring
+        _ = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
+        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0"])
+        #expect(late[1].int == -1, "a copy older than its slot's call was answered \(late), not ignored")
+        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1, "a copy older than its slot's call started a countdown")
+        let cancelled = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
+        #expect(cancelled[1].int == 0, "a cancel sent again did not answer as it did")
     }
 
     /// A claim whose answer was lost is sent again with its serial: the same countdowns, so the
@@ -74,17 +79,32 @@ struct RedisZSetTests {
     func claimSentAgainAnswersTheSame() throws {
         var raw = try RawCalls()
         for index in 0..<3 {
-            _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1 + index, ack: 1 + index,
+            _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1 + index,
                              ["a/\(index)", "sms-code:+86138123456\(index)", "1000", "-1", "0"])
         }
         usleep(10_000)  // past their 1 ms
-        let first = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ack: 7, ["1000"])
-        let again = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ack: 7, ["1000"])
+        let first = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ["1000"])
+        let again = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ["1000"])
         #expect(first[2].int == 3 && again[2].int == 3, "claimed \(first) then \(again)")
         #expect(first[3].elements.compactMap(\.text) == again[3].elements.compactMap(\.text), "the resend answered other countdowns")
         #expect(first[3].elements.count == 6)
-        let next = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 8, ack: 8, ["1000"])
+        let next = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 8, ["1000"])
         #expect(next[2].int == 0, "a new claim found the claimed countdowns again: \(next)")
+    }
+
+    /// The claims forget members unseen for ten minutes, with their call records and inboxes:
+    /// nothing of a member that died stays in Redis.
+    @Test("a member unseen for ten minutes is forgotten, with its records and inbox")
+    func goneMembersSwept() throws {
+        var raw = try RawCalls()
+        let stale = String(Int64(Date().timeIntervalSince1970 * 1_000_000) - 700_000_000)
+        _ = try raw.connection.call(["ZADD", "\(raw.prefix):m", stale, "gone"])
+        _ = try raw.connection.call(["HSET", "\(raw.prefix):a:gone:calls", "1", "1 x"])
+        _ = try raw.connection.call(["RPUSH", "\(raw.prefix):i:gone", "w 1"])
+        _ = try raw.send(ZSetScripts.claim, client: "alive:claimer", serial: 1, ["1000"])
+        #expect(try raw.connection.call(["ZSCORE", "\(raw.prefix):m", "gone"]) == .null)
+        #expect(try raw.connection.call(["EXISTS", "\(raw.prefix):a:gone:calls", "\(raw.prefix):i:gone"]).int == 0)
+        #expect(try raw.connection.call(["ZSCORE", "\(raw.prefix):m", "alive"]) != .null)
     }
 }
 #endif
