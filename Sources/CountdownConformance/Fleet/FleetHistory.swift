@@ -47,8 +47,8 @@ public struct FleetHistory: Sendable {
     public var events: [Int: [Event]] = [:]
     /// The instant each killed member was killed.
     public var killed: [Int: UInt64] = [:]
-    /// Observers each member still held at its census (nil: it gave none).
-    public var held: [Int: Int] = [:]
+    /// Observers each member still held at its census, by their calls' ids (-1: it gave none).
+    public var held: [Int: [Int]] = [:]
 
     public init() {}
 }

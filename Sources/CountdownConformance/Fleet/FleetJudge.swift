@@ -52,9 +52,20 @@ enum FleetJudge {
             report.staleTicks += finding.stale
             report.latestTickAfterEndMs = max(report.latestTickAfterEndMs, Double(finding.latestAfterEnd) / 1e6)
         }
-        for (member, held) in history.held.sorted(by: { $0.key < $1.key }) where held != 0 {
-            report.observersHeld += max(held, 1)
-            fail(held < 0 ? "member \(member) never answered its census" : "member \(member) still held \(held) observer(s) when everything had ended")
+        for (member, held) in history.held.sorted(by: { $0.key < $1.key }) where !held.isEmpty {
+            report.observersHeld += held.count
+            if held == [-1] {
+                fail("member \(member) never answered its census")
+                continue
+            }
+            // Each held observer with its key's calls, in the order they began: what let it be kept.
+            for id in held.prefix(3) {
+                guard let call = history.calls[id] else { continue }
+                let calls = (byKey[call.key] ?? []).sorted { ($0.invoked ?? .max) < ($1.invoked ?? .max) }
+                    .map { "m\($0.member) \($0.operation.rawValue) #\($0.id) → \($0.answer?.text ?? "no answer")" }
+                let heard = (history.events[id] ?? []).map { $0.kind == .finished ? "finish" : "tick \($0.remaining / 1_000_000) ms" }
+                fail("member \(member) still held the observer of its \(call.operation.rawValue) #\(id) of \(KeyText.describe(call.key)) when everything had ended; the key's calls: \(calls.joined(separator: ", ")); it heard \(heard.joined(separator: ", "))")
+            }
         }
         return report
     }

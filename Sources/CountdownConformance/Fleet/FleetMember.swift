@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Lines in: `call <id> <operation> <duration ns> <at ns> <key>`, `census <timeout ms>`, `quit`.
 /// Lines out: `ready`, `R <id> <invoked> <returned> <answer>`, `E <observer> <t|f> <remaining>
-/// <at>`, `C <observers still held>`, `failed <why>`.
+/// <at>`, `C <observers still held> <their ids…>`, `failed <why>`.
 enum FleetMember {
     static let tag = "countdown-fleet-member:"
     /// `<namespace> <tick ns> <store address or ->`.
@@ -61,7 +61,8 @@ enum FleetMember {
                       let duration = Int64(fields[3]), let at = UInt64(fields[4]) else { continue }
                 member.enqueue(Member.Call(id: id, operation: operation, duration: duration, at: at, key: fields[5]))
             case "census" where fields.count == 2:
-                output.say("C \(member.census(timeout: .milliseconds(Int64(fields[1]) ?? 5000)))")
+                let held = member.census(timeout: .milliseconds(Int64(fields[1]) ?? 5000))
+                output.say((["C", String(held.count)] + held.map(String.init)).joined(separator: " "))
             case "quit":
                 scheduler.shutdown()
                 queue.sync {}
@@ -159,15 +160,15 @@ enum FleetMember {
             }
         }
 
-        /// How many observers the scheduler still holds, once its delivery queue has run what
-        /// was queued and at most `timeout` has passed for the rest to be let go.
-        func census(timeout: Duration) -> Int {
+        /// The observers (their calls' ids) the scheduler still holds, once its delivery queue has
+        /// run what was queued and at most `timeout` has passed for the rest to be let go.
+        func census(timeout: Duration) -> [Int] {
             queue.sync {}
-            var alive = 0
+            var alive: [Int] = []
             _ = realTimeWait(timeout: timeout) {
                 queue.sync {}
-                alive = observers.withLock { $0.values.filter(\.isAlive).count }
-                return alive == 0
+                alive = observers.withLock { $0.filter { $0.value.isAlive }.map(\.key).sorted() }
+                return alive.isEmpty
             }
             return alive
         }

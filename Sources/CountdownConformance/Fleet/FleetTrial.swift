@@ -74,9 +74,17 @@ public struct FleetTrial: Sendable {
     /// each other miss (seen: six at once on two cores, a tick 121 ms after its end).
     private static let oneAtATime = Locked(())
 
-    /// Runs it with the suite named `suite`, started again as `relaunch` says, and judges it.
-    func run(suite: String, relaunch: CountdownConformance.Relaunch) throws -> FleetTrialReport {
-        try Self.oneAtATime.withLock { _ throws -> FleetTrialReport in try runAlone(suite: suite, relaunch: relaunch) }
+    /// Runs it with the suite named `suite`, started again as `relaunch` says, and judges it;
+    /// `waiting` hears when it begins and ends waiting for its turn (a check's watchdog does not
+    /// count that time).
+    func run(suite: String, relaunch: CountdownConformance.Relaunch, waiting: (Bool) -> Void = { _ in }) throws
+        -> FleetTrialReport
+    {
+        waiting(true)
+        return try Self.oneAtATime.withLock { _ throws -> FleetTrialReport in
+            waiting(false)
+            return try runAlone(suite: suite, relaunch: relaunch)
+        }
     }
 
     private func runAlone(suite: String, relaunch: CountdownConformance.Relaunch) throws -> FleetTrialReport {
@@ -148,8 +156,8 @@ public struct FleetTrial: Sendable {
             let before = process.said.count
             process.send("census 5000")
             let line = process.wait(for: "C ", after: before, timeout: .seconds(20))
-            let held = line.flatMap { Int($0.dropFirst(2)) }
-            history.withLock { $0.held[process.index] = held ?? -1 }
+            let held = line.map { $0.split(separator: " ").dropFirst(2).compactMap { Int($0) } } ?? [-1]
+            history.withLock { $0.held[process.index] = held }
         }
         var report = FleetJudge.report(history.withLock { $0 }, workload: workload, bound: UInt64(bound.nanoseconds))
         report.members = members

@@ -20,6 +20,10 @@ final class CheckContext: Sendable {
         var abandoned = false
         /// The time the check's first scheduler runs in.
         var mode: CheckResult.TimeMode?
+        /// Time the watchdog does not count: spent waiting for a turn the check does not control,
+        /// and since when it waits now.
+        var excused: UInt64 = 0
+        var waitingSince: UInt64?
     }
 
     private let state = Locked(State())
@@ -70,6 +74,26 @@ final class CheckContext: Sendable {
             $0.verdict = .inconclusive
             $0.notes.append(why)
         }
+    }
+
+    /// The check begins (true) or ends waiting for a turn it does not control (a fleet trial's):
+    /// the watchdog allows that time on top of the check's limit.
+    func waitingForTurn(_ waiting: Bool) {
+        let now = SystemClocks.monotonic()
+        state.withLock { s in
+            if waiting {
+                s.waitingSince = now
+            } else if let since = s.waitingSince {
+                s.excused += now - since
+                s.waitingSince = nil
+            }
+        }
+    }
+
+    /// The time waited for turns so far, the wait going on included.
+    var excused: Duration {
+        let now = SystemClocks.monotonic()
+        return state.withLock { s in .nanoseconds(Int64(s.excused + (s.waitingSince.map { now - $0 } ?? 0))) }
     }
 
     // MARK: Schedulers

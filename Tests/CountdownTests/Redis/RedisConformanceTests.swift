@@ -18,9 +18,7 @@ struct RedisConformanceTests {
     static func suite(store: String?, keys: Int = 40) -> CountdownConformance {
         let fleet = CountdownConformance.Fleet(
             relaunch: .swiftTesting("RedisConformanceTests/fleetMember"), members: 3, store: store, keys: keys)
-        // Fleet trials run one at a time in a process (FleetTrial), beside the broken fleet
-        // backends' too: a check may wait minutes for its turn, which its time limit counts.
-        let options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(400), fleet: fleet)
+        let options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(90), fleet: fleet)
         return CountdownConformance(name: name, options: options) { environment in
             // A member is told where the store is (the suite's proxy, or the server itself): it
             // never starts a server of its own.
@@ -41,14 +39,10 @@ struct RedisConformanceTests {
     }
 
     /// Run only in a process a fleet check started: it serves as a member and never returns.
-    @Test("a fleet check's member", .enabled(if: FleetMemberProcess.isMember, "runs in a member process"))
+    @Test("a fleet check's member", .enabled(if: CountdownConformance.isFleetMember, "runs in a member process"))
     func fleetMember() {
         _ = Self.suite(store: nil).run(only: [])
     }
 }
 
-/// Whether this process was started as a member of a fleet check.
-enum FleetMemberProcess {
-    static var isMember: Bool { ProcessInfo.processInfo.environment[CountdownConformance.fleetMemberVariable] != nil }
-}
 #endif

@@ -34,7 +34,7 @@ enum FleetTrialChecking {
 
     /// Runs the trial and records every failure it found; the figure is its summary.
     static func run(_ trial: FleetTrial, _ fleet: CountdownConformance.Fleet, in c: CheckContext) throws -> FleetTrialReport {
-        let report = try trial.run(suite: c.suite, relaunch: fleet.relaunch)
+        let report = try trial.run(suite: c.suite, relaunch: fleet.relaunch) { c.waitingForTurn($0) }
         for failure in report.failures { c.fail(failure) }
         if report.failures.isEmpty, !report.passed { c.fail("the trial failed: \(report.summary)") }
         if report.inconclusiveKeys * 2 > report.keys {
