@@ -14,6 +14,11 @@ var redisAddress: String {
     CountdownConformance.isFleetMember ? "" : ((try? TestRedis.server().endpoint.description) ?? "")
 }
 
+/// On a thread of its own: the example blocks for the three trials, which wait their turns
+/// behind the other fleet tests', and on the cooperative pool (two threads here) it starved them.
+/// Its lines are not indented, so that they are the README's as they stand.
+@Suite(.dedicatedThread, .timeLimit(.minutes(10)))
+struct ReadmeFleetExample {
 // README fleet example begins
 @Test func myFleetKeepsItsPromises() {
     let fleet = CountdownConformance.Fleet(relaunch: .swiftTesting("myFleetKeepsItsPromises"), store: redisAddress)
@@ -27,4 +32,5 @@ var redisAddress: String {
     #expect(report.passed, "\(report)")
 }
 // README fleet example ends
+}
 #endif

@@ -6,11 +6,13 @@ import Glibc
 private typealias SocketLinger = Glibc.linger
 private let connectSocket = Glibc.connect
 private let noSignal = Int32(MSG_NOSIGNAL)
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
 #elseif canImport(Darwin)
 import Darwin
 private typealias SocketLinger = Darwin.linger
 private let connectSocket = Darwin.connect
 private let noSignal: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on each socket instead
+private let streamSocket = SOCK_STREAM
 #endif
 
 /// A loopback TCP proxy in front of a fleet's shared store, owned by the suite, that injects the
@@ -107,7 +109,7 @@ public final class FaultProxy: Sendable {
         }
         self.upstream = upstream
         let host = String(upstream[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, streamSocket, 0)
         self.listener = listener
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -182,6 +184,7 @@ public final class FaultProxy: Sendable {
             accepted.add(1, ordering: .relaxed)
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            Self.noSIGPIPE(client)
             guard let server = Self.connect(host: host, port: port) else {
                 close(client)
                 continue
@@ -251,6 +254,14 @@ public final class FaultProxy: Sendable {
         settings.withLock { $0.hitOnce.insert(request).inserted }
     }
 
+    /// Darwin has no `MSG_NOSIGNAL`: the socket says it instead.
+    private static func noSIGPIPE(_ fd: Int32) {
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
     private static func contains(_ bytes: ArraySlice<UInt8>, _ marker: String) -> Bool {
         let needle = Array(marker.utf8)
         guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
@@ -275,7 +286,7 @@ public final class FaultProxy: Sendable {
 
     private static func connect(host: String, port: Int) -> Int32? {
         var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = streamSocket
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return nil }
         defer { freeaddrinfo(found) }
@@ -286,6 +297,7 @@ public final class FaultProxy: Sendable {
                 if connectSocket(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 {
                     var one: Int32 = 1
                     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    noSIGPIPE(fd)
                     return fd
                 }
                 close(fd)

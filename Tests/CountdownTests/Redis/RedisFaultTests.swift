@@ -9,7 +9,7 @@ import Testing
 
 /// What each strategy does when Redis, or a connection to it, goes away: a server of each
 /// test's own, so that stopping it disturbs nothing else.
-@Suite("Redis faults", .timeLimit(.minutes(2)))
+@Suite("Redis faults", .dedicatedThread, .timeLimit(.minutes(3)))
 struct RedisFaultTests {
     @Test("an unreachable server is a typed error at init, and nothing is left running", arguments: [RedisStrategy.sortedSet(), .keyspaceNotifications])
     func unreachableAtInit(strategy: RedisStrategy) throws {

@@ -6,7 +6,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@Suite("redis(zset)", .timeLimit(.minutes(2)))
+@Suite("redis(zset)", .dedicatedThread, .timeLimit(.minutes(2)))
 struct RedisZSetTests {
     @Test("a countdown ticks and finishes once, through a real redis-server")
     func ticksAndFinishes() throws {
