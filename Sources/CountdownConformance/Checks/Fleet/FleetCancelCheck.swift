@@ -34,6 +34,7 @@ enum FleetCancelCheck {
         c.expect(observer.finishes.isEmpty, "the cancelled countdown finished")
         c.expectEqual(a.scheduler.activeCount, 0, "activeCount", "after the cancel")
         let after = observer.all.filter { $0.at > returned }.map { $0.at - returned }.max()
-        c.figure("the observer's last event began \(after.map { DurationText.nanoseconds(Double($0)) } ?? "none") after the cancel returned")
+        c.figure(after.map { "the observer's last event began \(DurationText.nanoseconds(Double($0))) after the cancel from the other scheduler returned" }
+            ?? "no event after the cancel from the other scheduler returned")
     }
 }
