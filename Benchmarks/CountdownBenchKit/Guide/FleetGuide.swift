@@ -8,13 +8,15 @@ struct FleetGuide {
     var statements: [Guide.Statement] {
         let titles = scaleTitles + [
             "`redis(zset)`, one call at a time beside a `PING`",
-            "`redis(keyspace)`, 1 000 countdowns due over 1–2 s beside idle keys with a one-hour TTL",
-            "`redis(zset)`, the same beside the same idle keys",
+            Self.keyspaceExpiryTitle, Self.zsetExpiryTitle,
         ] + promiseTitles + ["Conformance of the Redis strategies"]
         return titles.map { title in
             Guide.Statement(title: title, cell: Guide.Cell(readings: library.machines.compactMap { reading(title, $0) }))
         }.filter { !$0.cell.readings.isEmpty }
     }
+
+    private static let keyspaceExpiryTitle = "`redis(keyspace)`, 1 000 countdowns due over 1–2 s beside idle keys with a one-hour TTL"
+    private static let zsetExpiryTitle = "`redis(zset)`, the same beside the same idle keys"
 
     /// One statement per scale row measured on any machine.
     private var scaleTitles: [String] {
@@ -62,8 +64,9 @@ struct FleetGuide {
             text = "a start \(FleetReport.micros(row.startMedianMicros)) (\(FleetReport.ratio(row.startMedianMicros, row.pingMedianMicros))), "
                 + "a cancel \(FleetReport.micros(row.cancelMedianMicros)) (\(FleetReport.ratio(row.cancelMedianMicros, row.pingMedianMicros))), "
                 + "a `PING` \(FleetReport.micros(row.pingMedianMicros)): medians of \(Self.count(row.calls)) calls each"
-        } else if title.hasPrefix("`redis(keyspace)`") || title.hasPrefix("`redis(zset)`, the same") {
-            let strategy = title.hasPrefix("`redis(keyspace)`") ? "redis(keyspace)" : "redis(zset)"
+        } else if title == Self.keyspaceExpiryTitle || title == Self.zsetExpiryTitle {
+            // Matched whole: the promise rows' titles begin with the same strategy names.
+            let strategy = title == Self.keyspaceExpiryTitle ? "redis(keyspace)" : "redis(zset)"
             let rows = fleet.expiry.filter { $0.strategy == strategy }
             guard !rows.isEmpty else { return nil }
             text = rows.map { row in

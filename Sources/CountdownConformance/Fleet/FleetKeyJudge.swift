@@ -74,7 +74,9 @@ struct FleetKeyJudge {
                 if !exempt { firstTick(call, heard, &f) }
                 let lastOne = observer == generation.observers.last
                 if final && lastOne {
-                    if exempt { f.heard += min(finishesHere.count, 1) } else { owedFinish(generation, call, finishesHere, &f) }
+                    // A finish to a member killed meanwhile, or to a call that failed, was owed to no one:
+                    // "heard" counts owed finishes only, so that it reads as "N of M owed".
+                    if !exempt { owedFinish(generation, call, finishesHere, &f) }
                 } else if !finishesHere.isEmpty {
                     f.violations.append("\(describe(call)) heard a finish, but \(endText(observer, model)): the finish was not its")
                 }

@@ -202,6 +202,20 @@ import Testing
         #expect(try JSONDecoder().decode(SuspendDocument.self, from: Data(suspend.utf8)).encoded() == suspend)
     }
 
+    /// Each case of "what a fleet keeps" is told by its own row: the keyspace strategy's cases
+    /// once read the expiry row, whose title begins with the same strategy name.
+    @Test func eachFleetCaseIsToldByItsOwnRow() throws {
+        let library = try ResultsLibrary.load(Self.root.appendingPathComponent("results").path)
+        let statements = FleetGuide(library: library).statements
+        let cases = statements.filter { $0.title.contains("`: ") }
+        #expect(cases.contains { $0.title.hasPrefix("`redis(keyspace)`: ") }, "the committed results have the keyspace strategy's cases")
+        for statement in cases {
+            for reading in statement.cell.readings {
+                #expect(reading.text.contains("owed finishes heard") && !reading.text.contains("beside "), "\(statement.title): \(reading.text)")
+            }
+        }
+    }
+
     @Test func badArgumentsExitTwo() {
         for arguments in [["guide", "--check"], ["guide", "--check", "a.md", "--write", "b.md"], ["guide", "--frobnicate"]] {
             var output = StandardStreams(capturing: true)
