@@ -124,7 +124,10 @@ public final class LocalRedisServer: Sendable {
 
     private static func record(_ id: pid_t) {
         guard let folder = ProcessInfo.processInfo.environment[processFolderVariable], !folder.isEmpty else { return }
-        FileManager.default.createFile(atPath: "\(folder)/\(id)", contents: Data("redis-server\n".utf8))
+        if !FileManager.default.createFile(atPath: "\(folder)/\(id)", contents: Data("redis-server\n".utf8)) {
+            // Said, not dropped: whoever set the variable expects to find every server there.
+            FileHandle.standardError.write(Data("countdown: cannot record redis-server \(id) in \(processFolderVariable)=\(folder)\n".utf8))
+        }
     }
 
     private static func findExecutable() -> String? {
