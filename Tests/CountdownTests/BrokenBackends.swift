@@ -799,9 +799,19 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
 
     static let all: [BrokenBackend] = [
         .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try $1($0)) },
+        .init(name: "a resume before the first tick is delivered drops it", rejectedBy: "start") { ResumeDropsTheFirstTick(try $1($0)) },
         .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try $1($0)) },
         .init(name: "finishes twice", rejectedBy: "finish") { FinishesTwice(try $1($0)) },
         .init(name: "finishes early", rejectedBy: "finish") { FinishesEarly(try $1($0)) },
+        // Virtual time reads exactly: a millisecond early is early. (In real time a millisecond
+        // is within reach of a late wake-up; the next one is judged there.)
+        .init(name: "finishes 1 ms early", rejectedBy: "finish", inRealTime: false) { FinishesSlightlyEarly(try $1($0), by: .milliseconds(1)) },
+        .init(name: "declares a 2 ms tolerance and finishes 0.8 ms early", rejectedBy: "finish", inVirtualTime: false) { e, _ in
+            // Its timers wake on time, 0.8 ms before the deadline: a backend that read its
+            // tolerance as "up to this early" (a timer with a 2 ms tolerance wakes up to 2 ms late).
+            FinishesSlightlyEarly(try TimestampScheduler(
+                tickInterval: e.tickInterval, clock: .continuous, deliveryQueue: e.deliveryQueue), by: .microseconds(800), declaring: .milliseconds(2))
+        },
         .init(name: "restarts on attach", rejectedBy: "attach") { RestartsOnAttach(try $1($0)) },
         .init(name: "attach(key:) starts", rejectedBy: "attach-only") { AttachStarts(try $1($0)) },
         .init(name: "ticks after cancel", rejectedBy: "cancel") { TicksAfterCancel(try $1($0)) },

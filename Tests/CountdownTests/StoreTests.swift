@@ -95,7 +95,7 @@ struct StoreTests {
         #expect(told <= running)
         #expect(screen.waitForFinish(), "the restored countdown never finished")
         let finish = try #require(screen.finishes.first)
-        #expect(finish.at + granularity >= startedAt + 1_500_000_000, "finished before the original deadline")
+        #expect(finish.at + ClockAllowance.process >= startedAt + 1_500_000_000, "finished before the original deadline")
         expectWellFormed(screen.all, "\(backend)")
         #expect(try Set(stored(folder).keys) == ["paused"], "the finish was not written")
 

@@ -4,7 +4,7 @@ import Dispatch
 import Testing
 
 // The tests use the conformance suite's own harness (Recorder, DeliveryQueue, waitUntil,
-// settle, monotonicNow, granularity) rather than a copy of it.
+// settle, monotonicNow, ClockAllowance) rather than a copy of it.
 @testable import CountdownConformance
 
 /// Every built-in backend, for parameterized tests run in parallel, but `task` on the global

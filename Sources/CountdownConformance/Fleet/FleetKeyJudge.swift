@@ -130,7 +130,7 @@ struct FleetKeyJudge {
                 deadline += resumed - paused
             }
         }
-        if finish.at + granularity < deadline {
+        if finish.at + ClockAllowance.fleet < deadline {
             f.early += 1
             f.violations.append("\(describe(call)) heard the finish \(Self.ms(deadline - finish.at)) before the earliest deadline the calls allow")
         }

@@ -67,7 +67,7 @@ struct FleetModel {
     /// An attach's remaining time: more than zero, never more than the countdown's duration.
     private func fitsAttached(_ answer: FleetHistory.Call.Answer) -> Bool {
         guard case .attached(let remaining) = answer, let duration = generations.last?.duration else { return false }
-        return remaining > 0 && remaining <= duration + Int64(granularity)
+        return remaining > 0 && remaining <= duration + Int64(ClockAllowance.fleet)
     }
 
     /// Where call `index` stands in the order (nil: not applied).

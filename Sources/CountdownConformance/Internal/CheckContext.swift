@@ -20,6 +20,8 @@ final class CheckContext: Sendable {
         var abandoned = false
         /// The time the check's first scheduler runs in.
         var mode: CheckResult.TimeMode?
+        /// What "never before" allows for the check's first scheduler (``ClockAllowance``).
+        var granularity: UInt64?
         /// Time the watchdog does not count: spent waiting for a turn the check does not control,
         /// and since when it waits now.
         var excused: UInt64 = 0
@@ -34,6 +36,10 @@ final class CheckContext: Sendable {
         self.options = options
         self.factory = factory
     }
+
+    /// What a "never before" comparison allows: nothing in virtual time, where the check reads
+    /// the backend's own clock; in real time how far two clocks may differ (``ClockAllowance``).
+    var granularity: UInt64 { state.withLock { $0.granularity } ?? ClockAllowance.process }
 
     // MARK: Findings
 
@@ -123,7 +129,11 @@ final class CheckContext: Sendable {
     /// For a check that already holds ``OSThreads/creation``.
     func makeSchedulerUnlocked(tick: Duration, namespace: String = Harness.freshNamespace()) throws -> Harness {
         let harness = try Harness(tick: tick, namespace: namespace, factory: factory) { [weak self] in self?.fail($0) }
-        state.withLock { $0.mode = $0.mode ?? harness.time.mode }
+        let allowance = ClockAllowance.of(harness.time.mode, harness.scheduler.profile.sharing)
+        state.withLock {
+            $0.mode = $0.mode ?? harness.time.mode
+            $0.granularity = $0.granularity ?? allowance
+        }
         state.withLock { $0.schedulers.append(harness.scheduler) }
         return harness
     }

@@ -30,7 +30,7 @@ enum EventRules {
                            _ label: String, in c: CheckContext) {
         for record in ticks where record.event.kind == .tick {
             let due = start + nanoseconds(duration - record.event.remaining)
-            c.expect(record.at + granularity >= due,
+            c.expect(record.at + c.granularity >= due,
                      "\(label): a tick carrying \(record.event.remaining) came \(DurationText.nanoseconds(Double(due - record.at))) early")
         }
     }

@@ -213,8 +213,23 @@ final class Recorder: Sendable {
 func nanoseconds(_ d: Duration) -> UInt64 { UInt64(max(d.nanoseconds, 0)) }
 
 
-/// Allowed for clock granularity in "never before" comparisons, and for nothing else.
-let granularity: UInt64 = 1_000_000
+/// What a "never before" comparison allows, and nothing else does: how far apart the check's
+/// clock and the backend's may read the same instant.
+enum ClockAllowance {
+    /// Virtual time: the check reads the clock the backend runs on. Exact.
+    static let virtual: UInt64 = 0
+    /// Real time in one process: the check reads CLOCK_MONOTONIC; a backend may read the wall
+    /// clock (slewed by NTP, up to 500 ppm: 0.15 ms over a 300 ms countdown) or ContinuousClock,
+    /// and convert it through a `Double`. A backend 0.8 ms early is beyond it.
+    static let process: UInt64 = 200_000
+    /// A fleet: deadlines are read off the store's clock (Redis' `TIME`), another machine's,
+    /// mapped to this one's through a round trip.
+    static let fleet: UInt64 = 1_000_000
+
+    static func of(_ mode: CheckResult.TimeMode, _ sharing: CountdownProfile.Sharing) -> UInt64 {
+        mode == .virtual ? virtual : sharing == .fleet ? fleet : process
+    }
+}
 
 /// Polls `condition` every 2 ms until it holds or `timeout` passes in real time: the watchdog of
 /// every wait for the real world (a thread's exit, a scheduler's release). Checks run on threads

@@ -18,9 +18,13 @@ final class CountdownModel {
     /// Set when the model lost track of its timing (after an answer the contract forbids).
     var timingUnknown = false
 
-    init(startBegin: UInt64, duration: Duration) {
+    /// What "never before" allows (``ClockAllowance``): nothing in virtual time.
+    let allowance: UInt64
+
+    init(startBegin: UInt64, duration: Duration, allowance: UInt64) {
         self.startBegin = startBegin
         self.duration = duration
+        self.allowance = allowance
     }
 
     var isPaused: Bool { pausedSince != nil }
@@ -37,7 +41,7 @@ final class CountdownModel {
 
     /// Could it have finished by `now`? Only if running and past its earliest finish.
     func mayHaveFinished(at now: UInt64) -> Bool {
-        timingUnknown || (!isPaused && now + granularity >= earliestFinish)
+        timingUnknown || (!isPaused && now + allowance >= earliestFinish)
     }
 }
 
@@ -149,14 +153,14 @@ final class KeyModel: @unchecked Sendable {
             switch outcome {
             case .started:
                 c.expect(!certain, "\(key): start restarted a countdown that was still running (\(why))")
-                let model = CountdownModel(startBegin: begin, duration: duration)
+                let model = CountdownModel(startBegin: begin, duration: duration, allowance: c.granularity)
                 countdown = model
                 countdownCount += 1
                 register(ObserverModel(recorder: recorder, countdown: model, expectedFirst: duration))
             case .attached(let remaining):
                 if countdown == nil {
                     c.fail("\(key): start attached (\(remaining) left) though no countdown could be running")
-                    let model = CountdownModel(startBegin: begin, duration: duration)
+                    let model = CountdownModel(startBegin: begin, duration: duration, allowance: c.granularity)
                     model.timingUnknown = true
                     countdown = model
                 }
@@ -306,7 +310,7 @@ final class KeyModel: @unchecked Sendable {
             if let finish = records.first(where: { $0.event.kind == .finished }),
                let model = observer.countdown, !model.timingUnknown
             {
-                c.expect(finish.at + granularity >= model.earliestFinish,
+                c.expect(finish.at + c.granularity >= model.earliestFinish,
                          "\(label): finished \(DurationText.nanoseconds(Double(model.earliestFinish - finish.at))) before the deadline")
             }
         }

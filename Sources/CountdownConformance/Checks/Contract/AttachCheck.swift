@@ -56,7 +56,7 @@ enum AttachCheck {
         EventRules.wellFormed(new.all, "attached", in: c)
         c.expect(new.finishes.count == 1, "the attached observer heard \(new.finishes.count) finishes")
         if let finish = new.finishes.first {
-            c.expect(finish.at + granularity >= before + nanoseconds(duration), "finished before the original deadline")
+            c.expect(finish.at + c.granularity >= before + nanoseconds(duration), "finished before the original deadline")
         }
         // Not restarted, not extended: with `remaining` left, at most one tick per interval of
         // it follows the attach tick. (A countdown restarted or extended at the attach would tick

@@ -27,7 +27,7 @@ enum DurationEdgesCheck {
             c.expect(log.all.first?.event == CountdownEvent(key: label, kind: .tick, remaining: duration),
                      "\(label): the first event is \(log.all.first.map { EventRules.describe($0.event) } ?? "none"), not tick(\(duration))")
             if let finish = log.finishes.first {
-                c.expect(finish.at + granularity >= before + nanoseconds(duration),
+                c.expect(finish.at + c.granularity >= before + nanoseconds(duration),
                          "\(label): finished before its deadline")
             }
         }

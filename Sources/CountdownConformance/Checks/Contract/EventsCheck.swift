@@ -42,7 +42,7 @@ enum EventsCheck {
         c.expectEqual(heard.last?.event.kind, .finished, "the last element's kind")
         c.expectEqual(heard.filter { $0.event.kind == .finished }.count, 1, "finishes in the stream")
         if let finish = heard.last, finish.event.kind == .finished {
-            c.expect(finish.at + granularity >= startedAt + nanoseconds(duration), "the stream's finish came before the deadline")
+            c.expect(finish.at + c.granularity >= startedAt + nanoseconds(duration), "the stream's finish came before the deadline")
         }
         h.drain()
         c.expectEqual(replaced.count, replacedCount, "events heard by the observer the stream replaced")

@@ -44,7 +44,7 @@ enum LifecycleCheck {
         EventRules.wellFormed(running.all, "running", in: c)
         if let finish = running.finishes.first {
             let deadline = before + nanoseconds(duration)
-            c.expect(finish.at + granularity >= deadline,
+            c.expect(finish.at + c.granularity >= deadline,
                      "finished \(DurationText.nanoseconds(Double(deadline - min(deadline, finish.at)))) before its deadline")
             c.figure("finished \(DurationText.nanoseconds(Double(Int64(finish.at) - Int64(deadline)))) after its deadline")
         }

@@ -52,7 +52,7 @@ enum PauseResumeCheck {
         let pausedAtLeast = resumedBefore - pausedAfter
         if let finish = log.finishes.first {
             let deadline = before + nanoseconds(duration) + pausedAtLeast
-            c.expect(finish.at + granularity >= deadline,
+            c.expect(finish.at + c.granularity >= deadline,
                      "finished \(DurationText.nanoseconds(Double(deadline - finish.at))) before the deadline moved by the pause")
             c.figure("paused \(DurationText.nanoseconds(Double(pausedAtLeast))); finished \(DurationText.nanoseconds(Double(Int64(finish.at) - Int64(deadline)))) after the moved deadline")
         }

@@ -32,5 +32,24 @@ enum StartCheck {
             c.fail("remaining(key:) is nil for a running countdown")
         }
         c.expect(h.scheduler.remaining(key: "other") == nil, "remaining(key:) of an unknown key is not nil")
+        firstTickWhateverComesFirst(h, c)
+    }
+
+    /// Whatever lands before the delivery queue runs, the first tick carries the full duration:
+    /// a pause and a resume made while the queue is held (a fleet member once told a remaining
+    /// read after the resume, tick(0.979 s), and never the whole second).
+    private static func firstTickWhateverComesFirst(_ h: Harness, _ c: CheckContext) {
+        let log = h.recorder()
+        let answers = h.holding { () -> (CountdownStart?, Bool, Bool) in
+            let outcome = try? h.scheduler.start(key: "held", duration: .seconds(60), observer: log.observer)
+            return (outcome, h.scheduler.pause(key: "held"), h.scheduler.resume(key: "held"))
+        }
+        guard c.expect(answers.0 == .started && answers.1 && answers.2,
+                       "with the delivery queue held: start, pause and resume of a fresh key answered \(answers), not (started, true, true)"),
+              c.expect(log.wait(timeout: .seconds(3)) { !$0.isEmpty }, "held: no tick within 3 s of a start, pause and resume made while the delivery queue was held"),
+              let first = log.all.first
+        else { return }
+        c.expect(first.event == CountdownEvent(key: "held", kind: .tick, remaining: .seconds(60)),
+                 "held: a pause and a resume made before the delivery queue ran, and the first event is \(EventRules.describe(first.event)), not tick(60 s)")
     }
 }
