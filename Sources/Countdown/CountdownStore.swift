@@ -57,7 +57,12 @@ public final class CountdownStore: Sendable {
     private struct State {
         var isAttached = false
         var lastWriteError: CountdownStoreError?
+        /// What the restore read: kept only for ``StoreDefects/keepsWhatItRead``.
+        var read: [CountdownRecord] = []
     }
+
+    /// The defects this store was made with on purpose (none in a user's).
+    var defects: StoreDefects { hooks?.defects ?? [] }
 
     /// A store kept in the file at `path`. Nothing is read or written until a scheduler
     /// restores from it.
@@ -114,12 +119,28 @@ public final class CountdownStore: Sendable {
             if count == 0 { break }
             file.append(contentsOf: buffer[0..<count])
         }
-        return try StoreFile.decode(file, path: path)
+        let records: [CountdownRecord]
+        do throws(CountdownStoreError) {
+            records = try StoreFile.decode(file, path: path)
+        } catch {
+            if defects.contains(.readsBadFilesAsEmpty) { return [] }
+            throw error
+        }
+        if defects.contains(.keepsWhatItRead) { state.withLock { $0.read = records } }
+        return records
     }
 
     /// Replaces the file with `records`, through a new file renamed over it. A failure is kept
     /// in ``lastWriteError`` and leaves the previous file.
     func write(_ records: [CountdownRecord]) {
+        var records = records
+        if defects.contains(.forgetsPaused) {
+            records.removeAll { if case .paused = $0.state { true } else { false } }
+        }
+        if defects.contains(.keepsWhatItRead) {
+            let keys = Set(records.map(\.key))
+            records += state.withLock { $0.read }.filter { !keys.contains($0.key) }
+        }
         let began = SystemClocks.monotonic()
         var paused: UInt64 = 0
         let error = replace(with: StoreFile.encode(records)) {

@@ -101,7 +101,7 @@ public struct CountdownConformance: Sendable {
     }
 
     /// Every check, contract first (a fleet's last), in the order `run()` runs them.
-    public static let checks: [ConformanceCheck] = ContractChecks.all + FleetChecks.all + ProfileChecks.all
+    public static let checks: [ConformanceCheck] = ContractChecks.all + StoreChecks.all + FleetChecks.all + ProfileChecks.all
 
     /// The checks of a fleet (two schedulers sharing their countdowns): not applicable to a
     /// backend whose countdowns are its own.

@@ -799,6 +799,21 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
 
     static let all: [BrokenBackend] = [
         .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try $1($0)) },
+        .init(name: "a store: the finish delivered before its write", rejectedBy: "store.finish", inVirtualTime: false) { e, _ in
+            StoreWithDefects(try dispatchSource(e), .finishesBeforeWrite)
+        },
+        .init(name: "a store: paused countdowns left out of the file", rejectedBy: "store.restore", inVirtualTime: false) { e, _ in
+            StoreWithDefects(try dispatchSource(e), .forgetsPaused)
+        },
+        .init(name: "a store: expired countdowns left in the file", rejectedBy: "store.restore", inVirtualTime: false) { e, _ in
+            StoreWithDefects(try dispatchSource(e), .keepsWhatItRead)
+        },
+        .init(name: "a store: waitUntilStored() returns before the write", rejectedBy: "store.wait", inVirtualTime: false) { e, _ in
+            StoreWithDefects(try dispatchSource(e), .waitReturnsEarly)
+        },
+        .init(name: "a store: a bad file read as an empty store", rejectedBy: "store.bad-file", inVirtualTime: false) { e, _ in
+            StoreWithDefects(try dispatchSource(e), .readsBadFilesAsEmpty)
+        },
         .init(name: "a resume before the first tick is delivered drops it", rejectedBy: "start") { ResumeDropsTheFirstTick(try $1($0)) },
         .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try $1($0)) },
         .init(name: "finishes twice", rejectedBy: "finish") { FinishesTwice(try $1($0)) },

@@ -1,4 +1,4 @@
-import Countdown
+@testable import Countdown
 import CountdownSupport
 @testable import CountdownBenchKit
 import CountdownConformance
@@ -71,4 +71,25 @@ final class ResumeDropsTheFirstTick: Forwarding, @unchecked Sendable {
         keys.withLock { if $0[key]?.heard == false { $0[key]?.dropNext = true } }
         return inner.resume(key: key)
     }
+}
+
+/// A backend keeping a store with a broken promise (``StoreDefects``): the dispatch-source
+/// backend whose store was made with `defects`. Each is aimed at the store check that must
+/// reject it.
+/// `@unchecked Sendable` as its base: it adds one immutable option set.
+final class StoreWithDefects: Forwarding, KeyedCountdownScheduler, @unchecked Sendable {
+    private let defects: StoreDefects
+
+    init(_ inner: any KeyedCountdownScheduler, _ defects: StoreDefects) {
+        self.defects = defects
+        super.init(inner)
+    }
+
+    private var keyed: any KeyedCountdownScheduler { inner as! any KeyedCountdownScheduler }
+
+    func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
+        try keyed.restore(from: CountdownStore(path: store.path, clocks: .system, hooks: StoreHooks(defects: defects)))
+    }
+
+    func waitUntilStored() { keyed.waitUntilStored() }
 }

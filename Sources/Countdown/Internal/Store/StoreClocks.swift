@@ -52,8 +52,12 @@ package struct StoreHooks: Sendable {
     /// Called after each write (successful or not) with how long it took, `midWrite` left out.
     package var wrote: (@Sendable (Duration) -> Void)?
 
-    package init(midWrite: (@Sendable () -> Void)? = nil, wrote: (@Sendable (Duration) -> Void)? = nil) {
+    /// Broken promises on purpose, for the conformance suite's own tests (``StoreDefects``).
+    package var defects: StoreDefects
+
+    package init(midWrite: (@Sendable () -> Void)? = nil, wrote: (@Sendable (Duration) -> Void)? = nil, defects: StoreDefects = []) {
         self.midWrite = midWrite
         self.wrote = wrote
+        self.defects = defects
     }
 }

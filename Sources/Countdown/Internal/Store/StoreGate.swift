@@ -49,7 +49,7 @@ final class StoreGate: Sendable {
         in batch: ContiguousArray<Outbox.Delivery>, after previous: Outbox.Hold?,
         changes: () -> UInt64, redrain makeRedrain: () -> @Sendable () -> Void
     ) -> (index: Int, hold: Outbox.Hold)? {
-        guard let writer = attached else { return nil }
+        guard let writer = attached, !writer.store.defects.contains(.finishesBeforeWrite) else { return nil }
         // Made only with a store attached: a drain without one allocates nothing here.
         let redrain = makeRedrain()
         var start = 0
