@@ -19,9 +19,9 @@ enum OneKeyCheck {
 
     static func run(_ c: CheckContext) throws {
         let h = try c.makeScheduler(tick: .milliseconds(20))
-        concurrentStarts(h, c)
+        let spread = concurrentStarts(h, c)
         concurrentCancels(h, c)
-        mixes(h, c)
+        mixes(h, c, spread: spread)
     }
 
     /// Many threads start one key at once: one `.started`, the others `.attached`; one finish.
@@ -30,7 +30,8 @@ enum OneKeyCheck {
     /// Judged by the instants each call began and returned (``StartRace``); a round whose calls
     /// were spread over more than the countdown (a loaded machine) doubles the next rounds'
     /// countdown, up to 2 s, so that the rounds stay concurrent.
-    private static func concurrentStarts(_ h: Harness, _ c: CheckContext) {
+    /// Returns what the figure says of the rounds spread over more than their countdown.
+    private static func concurrentStarts(_ h: Harness, _ c: CheckContext) -> String? {
         let s = h.scheduler
         var duration = Duration.milliseconds(60)
         var spread = 0
@@ -54,9 +55,8 @@ enum OneKeyCheck {
                      "\(key): \(finishes) finishes for \(started) .started answers (at most one finish per .started)")
             for (index, recorder) in recorders.enumerated() { EventRules.wellFormed(recorder.all, "\(key) observer \(index)", in: c) }
         }
-        if spread > 0 {
-            c.figure("\(spread) of \(rounds) rounds of concurrent starts were spread over more than their countdown; judged by their timestamps, and the countdown lengthened to \(DurationText.nanoseconds(Double(nanoseconds(duration))))")
-        }
+        guard spread > 0 else { return nil }
+        return "\(spread) of \(rounds) rounds of starts spread over more than their countdown: judged by their timestamps, the countdown lengthened to \(DurationText.nanoseconds(Double(nanoseconds(duration))))"
     }
 
     /// Many threads cancel one running countdown at once: exactly one true.
@@ -83,7 +83,7 @@ enum OneKeyCheck {
 
     /// Random mixes of start, cancel, pause, resume and remaining on one key from four threads, then a
     /// look at the end state; the history must be linearizable.
-    private static func mixes(_ h: Harness, _ c: CheckContext) {
+    private static func mixes(_ h: Harness, _ c: CheckContext, spread: String?) {
         let s = h.scheduler
         let mixThreads = 4, perThread = 3
         var failures = 0
@@ -134,7 +134,8 @@ enum OneKeyCheck {
                 c.expect(recorder.finishes.isEmpty, "\(key): a minute-long countdown finished")
             }
         }
-        c.figure("\(rounds) rounds each of \(threads) concurrent starts, \(threads) concurrent cancels, and a mix of \(mixThreads * perThread) calls from \(mixThreads) threads")
+        c.figure("\(rounds) rounds each of \(threads) concurrent starts, \(threads) concurrent cancels, and a mix of \(mixThreads * perThread) calls from \(mixThreads) threads"
+            + (spread.map { "; \($0)" } ?? ""))
     }
 }
 
