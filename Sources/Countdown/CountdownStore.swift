@@ -50,7 +50,8 @@ import Darwin
 public final class CountdownStore: Sendable {
     /// The file's path.
     public let path: String
-    let clocks: StoreClocks
+    /// The clocks it places deadlines on (the system's, or a test's).
+    package let clocks: StoreClocks
     private let hooks: StoreHooks?
     private let state = Locked(State())
 

@@ -50,8 +50,8 @@ class Forwarding: ForwardingScheduler, @unchecked Sendable {
 
 /// A broken backend over the virtual scheduler, driving its clock: what the suite judges in
 /// virtual time. `@unchecked Sendable` as its base: it adds only immutable references.
-final class InVirtualTime: ForwardingScheduler, VirtualTimeScheduling, @unchecked Sendable {
-    private let broken: any CountdownScheduler
+class InVirtualTime: ForwardingScheduler, VirtualTimeScheduling, @unchecked Sendable {
+    let broken: any CountdownScheduler
     private let clock: VirtualScheduler
 
     override init(_ broken: any CountdownScheduler) {
@@ -71,12 +71,27 @@ final class InVirtualTime: ForwardingScheduler, VirtualTimeScheduling, @unchecke
     }
 }
 
+/// The same, for a broken store: its store's calls reach the broken backend, so that the store
+/// checks judge it in virtual time. `@unchecked Sendable` as its base.
+final class KeyedInVirtualTime: InVirtualTime, KeyedCountdownScheduler, @unchecked Sendable {
+    private var keyed: any KeyedCountdownScheduler { broken as! any KeyedCountdownScheduler }
+
+    func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
+        try keyed.restore(from: store)
+    }
+
+    func waitUntilStored() { keyed.waitUntilStored() }
+}
+
 /// What a broken backend is built on: the dispatch-source backend (real time) or the virtual
 /// scheduler (virtual time), both on the keyed table.
 struct Base: Sendable {
     let isVirtual: Bool
 
-    func callAsFunction(_ e: Environment) throws -> any CountdownScheduler {
+    func callAsFunction(_ e: Environment) throws -> any CountdownScheduler { try keyed(e) }
+
+    /// The same, as one that keeps a store.
+    func keyed(_ e: Environment) throws -> any KeyedCountdownScheduler {
         isVirtual ? try VirtualScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue) : try dispatchSource(e)
     }
 
@@ -792,27 +807,30 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
     /// On the virtual scheduler, driving its clock; nil when it has no virtual twin.
     var makeInVirtualTime: CountdownConformance.Factory? {
         guard inVirtualTime else { return nil }
-        return { e in InVirtualTime(try build(e, Base(isVirtual: true))) }
+        return { e in
+            let broken = try build(e, Base(isVirtual: true))
+            return broken is any KeyedCountdownScheduler ? KeyedInVirtualTime(broken) : InVirtualTime(broken)
+        }
     }
 
     var testDescription: String { "\(name) → \(rejectedBy)" }
 
     static let all: [BrokenBackend] = [
         .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try $1($0)) },
-        .init(name: "a store: the finish delivered before its write", rejectedBy: "store.finish", inVirtualTime: false) { e, _ in
-            StoreWithDefects(try dispatchSource(e), .finishesBeforeWrite)
+        .init(name: "a store: the finish delivered before its write", rejectedBy: "store.finish") { e, base in
+            StoreWithDefects(try base.keyed(e), .finishesBeforeWrite)
         },
-        .init(name: "a store: paused countdowns left out of the file", rejectedBy: "store.restore", inVirtualTime: false) { e, _ in
-            StoreWithDefects(try dispatchSource(e), .forgetsPaused)
+        .init(name: "a store: paused countdowns left out of the file", rejectedBy: "store.restore") { e, base in
+            StoreWithDefects(try base.keyed(e), .forgetsPaused)
         },
-        .init(name: "a store: expired countdowns left in the file", rejectedBy: "store.restore", inVirtualTime: false) { e, _ in
-            StoreWithDefects(try dispatchSource(e), .keepsWhatItRead)
+        .init(name: "a store: expired countdowns left in the file", rejectedBy: "store.restore") { e, base in
+            StoreWithDefects(try base.keyed(e), .keepsWhatItRead)
         },
-        .init(name: "a store: waitUntilStored() returns before the write", rejectedBy: "store.wait", inVirtualTime: false) { e, _ in
-            StoreWithDefects(try dispatchSource(e), .waitReturnsEarly)
+        .init(name: "a store: waitUntilStored() returns before the write", rejectedBy: "store.wait") { e, base in
+            StoreWithDefects(try base.keyed(e), .waitReturnsEarly)
         },
-        .init(name: "a store: a bad file read as an empty store", rejectedBy: "store.bad-file", inVirtualTime: false) { e, _ in
-            StoreWithDefects(try dispatchSource(e), .readsBadFilesAsEmpty)
+        .init(name: "a store: a bad file read as an empty store", rejectedBy: "store.bad-file") { e, base in
+            StoreWithDefects(try base.keyed(e), .readsBadFilesAsEmpty)
         },
         .init(name: "a resume before the first tick is delivered drops it", rejectedBy: "start") { ResumeDropsTheFirstTick(try $1($0)) },
         .init(name: "remaining rises", rejectedBy: "ticks") { RemainingRises(try $1($0)) },

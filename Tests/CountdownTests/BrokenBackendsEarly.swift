@@ -88,7 +88,7 @@ final class StoreWithDefects: Forwarding, KeyedCountdownScheduler, @unchecked Se
     private var keyed: any KeyedCountdownScheduler { inner as! any KeyedCountdownScheduler }
 
     func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
-        try keyed.restore(from: CountdownStore(path: store.path, clocks: .system, hooks: StoreHooks(defects: defects)))
+        try keyed.restore(from: CountdownStore(path: store.path, clocks: store.clocks, hooks: StoreHooks(defects: defects)))
     }
 
     func waitUntilStored() { keyed.waitUntilStored() }

@@ -2,8 +2,9 @@ import Countdown
 import Foundation
 
 /// What the store checks share: a folder of the check's own for store files, and the check's
-/// scheduler as one that keeps a ``CountdownStore`` (a ``KeyedCountdownScheduler``). A store
-/// check of a backend that keeps none, or whose factory already gave it one, is not applicable.
+/// scheduler as one that keeps a ``CountdownStore`` (a ``KeyedCountdownScheduler``), on the
+/// check's time. A store check of a backend that keeps none, or whose factory already gave it
+/// one, is not applicable.
 struct StoreFolder {
     let url: URL
 
@@ -24,9 +25,12 @@ struct StoreFolder {
 
     func remove() { try? FileManager.default.removeItem(at: url) }
 
-    /// A fresh scheduler of the check's, as one that keeps a store, restored from `path`; nil,
-    /// with the check marked not applicable, when it keeps none or already keeps one.
-    static func restored(_ c: CheckContext, tick: Duration, from path: String) throws
+    /// A fresh scheduler of the check's, as one that keeps a store, restored from `path` (a
+    /// launch): in virtual time, with its clock first moved to `at`, the instant the previous
+    /// launch's clock read when it ended (a relaunch happens later than the run before it, on
+    /// one timeline). Nil, with the check marked not applicable, when it keeps no store or
+    /// already keeps one.
+    static func restored(_ c: CheckContext, tick: Duration, from path: String, at instant: UInt64? = nil) throws
         -> (Harness, any KeyedCountdownScheduler, CountdownRestoration)?
     {
         let h = try c.makeScheduler(tick: tick)
@@ -34,12 +38,28 @@ struct StoreFolder {
             c.notApplicable("the backend keeps no CountdownStore (it is not a KeyedCountdownScheduler)")
             return nil
         }
+        if let instant, h.time.mode == .virtual, instant > h.now() { h.settle(.nanoseconds(Int64(instant - h.now()))) }
         do {
-            return (h, keyed, try keyed.restore(from: CountdownStore(path: path)))
+            return (h, keyed, try keyed.restore(from: store(path, for: h)))
         } catch .alreadyAttached {
             c.notApplicable("the backend's scheduler already keeps a store (its factory restored one)")
             return nil
         }
+    }
+
+    /// The store at `path` for `h`'s scheduler. In real time, the system's clocks. In virtual
+    /// time, clocks that read the scheduler's own (one boot, which never ends), so that its
+    /// deadlines are kept on the time the check drives: a relaunch made at the instant the
+    /// previous run ended (``restored(_:tick:from:at:)``) finds them where they were. Only
+    /// differences count, so the wall clock is an arbitrary date plus that time.
+    static func store(_ path: String, for h: Harness) -> CountdownStore {
+        guard h.time.mode == .virtual else { return CountdownStore(path: path) }
+        // The check's time, not the harness: the store lives in the scheduler, which must not
+        // hold its harness (the time holds the scheduler weakly).
+        let time = h.time
+        let epoch: Int64 = 1_767_225_600 * 1_000_000_000  // 2026-01-01
+        return CountdownStore(path: path, clocks: StoreClocks(
+            wall: { epoch &+ Int64(time.now()) }, boot: { Int64(time.now()) }, bootID: "virtual"))
     }
 
     /// Every key a restoration names, with how often (a key named twice is a defect too).

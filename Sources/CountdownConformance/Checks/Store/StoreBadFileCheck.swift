@@ -8,8 +8,7 @@ import Foundation
 enum StoreBadFileCheck {
     static let check = ConformanceCheck(
         "store.bad-file", .contract,
-        "a corrupt, truncated or newer-version file: restore throws, and the file is left untouched",
-        needsRealWorld: StoreChecks.realWorld, body: run)
+        "a corrupt, truncated or newer-version file: restore throws, and the file is left untouched", body: run)
 
     static func run(_ c: CheckContext) throws {
         let folder = try StoreFolder()
@@ -35,7 +34,7 @@ enum StoreBadFileCheck {
             let h = try c.makeScheduler(tick: .milliseconds(50))
             guard let keyed = h.scheduler as? any KeyedCountdownScheduler else { return }
             do {
-                let restoration = try keyed.restore(from: CountdownStore(path: folder.path(name)))
+                let restoration = try keyed.restore(from: StoreFolder.store(folder.path(name), for: h))
                 c.fail("a file \(what): restore(from:) succeeded (\(restoration.running.count) running), not a CountdownStoreError")
             } catch {
                 // The typed error, as the signature promises.

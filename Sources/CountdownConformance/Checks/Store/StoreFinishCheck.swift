@@ -9,8 +9,7 @@ import Foundation
 enum StoreFinishCheck {
     static let check = ConformanceCheck(
         "store.finish", .contract,
-        "a finish is heard only once the file no longer holds its countdown: a copy taken in its callback restores nothing of it",
-        needsRealWorld: StoreChecks.realWorld, body: run)
+        "a finish is heard only once the file no longer holds its countdown: a copy taken in its callback restores nothing of it", body: run)
 
     static func run(_ c: CheckContext) throws {
         let folder = try StoreFolder()
@@ -39,7 +38,7 @@ enum StoreFinishCheck {
         for (index, key) in keys.enumerated() {
             let name = "copy-\(index)"
             try folder.put(copies.withLock { $0[key] } ?? nil, as: name)
-            guard let (_, _, restoration) = try StoreFolder.restored(c, tick: .milliseconds(50), from: folder.path(name)) else { return }
+            guard let (_, _, restoration) = try StoreFolder.restored(c, tick: .milliseconds(50), from: folder.path(name), at: h.now()) else { return }
             let found = StoreFolder.mentions(key, in: restoration)
             c.expect(found.isEmpty,
                      "\(key): the file still held it while its finish was being heard: relaunched from a copy taken then, it comes back \(found.joined(separator: ", ")) (a finish heard twice)")
