@@ -194,7 +194,7 @@ struct GuideBuilder {
         Guide.Statement(title: title, cell: Guide.Cell(readings: library.machines.compactMap(answer)))
     }
 
-    private func config(_ m: MachineResults, _ file: String, _ backend: String, _ count: Int, _ starts: StartPattern = .spread) -> Found? {
+    func config(_ m: MachineResults, _ file: String, _ backend: String, _ count: Int, _ starts: StartPattern = .spread) -> Found? {
         guard let c = m.runs[file]?.configurations.first(where: { $0.backend == backend && $0.count == count && $0.starts == starts })
         else { return nil }
         return Found(machine: m.folder, file: file, configuration: c)

@@ -1,24 +1,27 @@
 import Foundation
 
-/// `countdown-bench guide`: the decision table of the README's "Choosing a strategy", written
-/// from the committed result files of every machine, so that no figure there is copied by hand.
+/// `countdown-bench guide`: the README's guide at a glance, each machine's README's full guide
+/// and the charts, written from the committed result files, so that no figure is copied by hand.
 struct GuideCommand {
     static let usage = """
         USAGE: countdown-bench guide [--results DIR] [--check README.md | --write README.md]
 
         Reads every machine folder in the results folder (run.json and each subfolder's,
-        conformance.json, suspend.json) and writes the decision table of "Choosing a strategy",
-        with the statements its prose quotes, in Markdown: each cell its figure and a link to
-        the file it came from; over several machines the range, naming each one.
+        conformance.json, suspend.json, redis/) and writes the guide: at a glance in the README
+        (a mark and one figure a cell, two charts), in full in each machine's README.md (every
+        figure, with the statements the articles quote); each cell links the file it came from,
+        and over several machines gives the range, naming each one.
 
         OPTIONS:
           --results DIR       The results folder (default: results).
-          --check FILE        Compare FILE's text between the guide's markers with what the
-                              guide writes: exit 0 when identical, 1 at the first difference
-                              (its line, and for the table its row and column).
-          --write FILE        Replace FILE's text between the markers with the guide. FILE is
-                              left as it is when it cannot be read or lacks the markers.
-          Neither: print the guide on stdout, links relative to the current folder.
+          --check FILE        Compare FILE's text between the guide's markers, each machine's
+                              README's and the charts with what the guide writes: exit 0 when
+                              identical, 1 at the first difference (its line, and for a table
+                              its row and column).
+          --write FILE        Write them: FILE's text between the markers (FILE is left as it
+                              is when it cannot be read or lacks them), each machine README's
+                              (markers added at its end when it has none), the charts.
+          Neither: print the README's guide on stdout, links relative to the current folder.
 
         EXIT STATUS: 0 written or up to date; 1 the README differs, or a file cannot be read;
         2 bad arguments.
@@ -53,37 +56,66 @@ struct GuideCommand {
             output.write(Self.usage + "\n")
             return 0
         }
-        let guide = GuideBuilder(library: try ResultsLibrary.load(results)).build()
+        let library = try ResultsLibrary.load(results)
+        let glance = GlanceBuilder(library: library).build()
+        let charts = GuideCharts(library: library).charts
+        let first = library.machines.first.map { m in charts.filter { $0.path.hasPrefix("\(m.folder)/") } } ?? []
         switch mode {
         case .print:
-            output.write(GuideMarkdown(guide: guide, linkBase: Self.relativePath(to: results, from: ".")).text)
+            output.write(GlanceMarkdown(guide: glance, linkBase: Self.relativePath(to: results, from: "."), charts: first).text)
             return 0
         case .check(let file):
             let section = try GuideSection(of: try Self.read(file), file: file)
-            let markdown = GuideMarkdown(guide: guide, linkBase: Self.relativePath(to: results, from: Self.folder(of: file)))
-            if let difference = section.firstDifference(from: markdown.lines, columns: guide.columns, file: file) {
+            let markdown = GlanceMarkdown(guide: glance, linkBase: Self.relativePath(to: results, from: Self.folder(of: file)), charts: first)
+            var difference = section.firstDifference(from: markdown.lines, columns: glance.columns, file: file)
+            for (path, full) in machineGuides(library) where difference == nil {
+                let machineSection = try GuideSection(of: try Self.read(path), file: path)
+                difference = machineSection.firstDifference(from: full.lines, columns: full.guide.columns, file: path)
+            }
+            for chart in charts where difference == nil && (try? String(contentsOfFile: "\(results)/\(chart.path)", encoding: .utf8)) != chart.svg {
+                difference = "\(results)/\(chart.path): not the chart the results draw"
+            }
+            if let difference {
                 output.writeError("countdown-bench guide: \(difference)\n"
-                    + "The README's guide is not what the results say: run `swift run -c release countdown-bench guide --write \(file)` and commit it.\n")
+                    + "The guide is not what the results say: run `swift run -c release countdown-bench guide --write \(file)` and commit what it writes.\n")
                 return 1
             }
-            output.writeError("countdown-bench guide: \(file) holds the guide of \(results) (\(guide.rows.count) rows, \(guide.machines.count) machine(s))\n")
+            output.writeError("countdown-bench guide: \(file), every machine's README and the charts hold the guide of \(results) (\(glance.rows.count) rows, \(glance.machines.count) machine(s))\n")
             return 0
         case .write(let file):
             let text = try Self.read(file)
             let section = try GuideSection(of: text, file: file)
-            let markdown = GuideMarkdown(guide: guide, linkBase: Self.relativePath(to: results, from: Self.folder(of: file)))
-            let updated = section.replaced(by: markdown.text)
-            if updated == text {
-                output.writeError("countdown-bench guide: \(file) already holds the guide\n")
-                return 0
+            let markdown = GlanceMarkdown(guide: glance, linkBase: Self.relativePath(to: results, from: Self.folder(of: file)), charts: first)
+            // Everything read and made before anything is written: a file that cannot be read
+            // leaves every file as it was.
+            var writes: [(String, String)] = []
+            for (path, full) in machineGuides(library) {
+                let machineText = GuideSection.withMarkers(try Self.read(path))
+                writes.append((path, try GuideSection(of: machineText, file: path).replaced(by: full.text)))
             }
-            do {
-                try updated.write(toFile: file, atomically: true, encoding: .utf8)
-            } catch {
-                throw GuideError("cannot write \(file): \(error.localizedDescription)")
+            writes += charts.map { ("\(results)/\($0.path)", $0.svg) }
+            writes.append((file, section.replaced(by: markdown.text)))
+            var changed = 0
+            for (path, content) in writes where (try? String(contentsOfFile: path, encoding: .utf8)) != content {
+                do {
+                    try content.write(toFile: path, atomically: true, encoding: .utf8)
+                } catch {
+                    throw GuideError("cannot write \(path): \(error.localizedDescription)")
+                }
+                changed += 1
             }
-            output.writeError("countdown-bench guide: wrote the guide into \(file) (\(guide.rows.count) rows, \(guide.machines.count) machine(s))\n")
+            output.writeError(changed == 0
+                ? "countdown-bench guide: \(file), every machine's README and the charts already hold the guide\n"
+                : "countdown-bench guide: wrote the guide into \(file), every machine's README and its charts (\(changed) file(s) changed; \(glance.rows.count) rows, \(glance.machines.count) machine(s))\n")
             return 0
+        }
+    }
+
+    /// Each machine's README and the full guide of that machine, its links relative to it.
+    private func machineGuides(_ library: ResultsLibrary) -> [(String, GuideMarkdown)] {
+        library.machines.map { m in
+            let one = ResultsLibrary(machines: [m])
+            return ("\(results)/\(m.folder)/README.md", GuideMarkdown(guide: GuideBuilder(library: one).build(), linkBase: ".."))
         }
     }
 

@@ -61,16 +61,22 @@ struct GuideMarkdown {
         guard let first = readings.first else { return "not measured" }
         if readings.count == 1 { return "\(first.text) \(links(first))" }
         let each = readings.map { "\($0.machine): \($0.text) \(links($0))" }.joined(separator: "; ")
-        let magnitudes = readings.compactMap(\.magnitude)
-        if magnitudes.count == readings.count, Set(magnitudes.map(\.unit)).count == 1,
-           let low = magnitudes.map(\.value).min(), let high = magnitudes.map(\.value).max() {
-            let unit = first.magnitude!.unit
-            return "\(ReportFormat.value(low, unit))–\(ReportFormat.value(high, unit)) over \(readings.count) machines: \(each)"
+        if let range = Self.range(readings) {
+            return "\(range) over \(readings.count) machines: \(each)"
         }
         if Set(readings.map(\.text)).count == 1 {
             return "\(first.text) on \(readings.count) machines: " + readings.map { "\($0.machine) \(links($0))" }.joined(separator: ", ")
         }
         return each
+    }
+
+    /// "low–high" of the readings' figures, when every one has a figure in the same unit.
+    static func range(_ readings: [Guide.Reading]) -> String? {
+        let magnitudes = readings.compactMap(\.magnitude)
+        guard !magnitudes.isEmpty, magnitudes.count == readings.count, Set(magnitudes.map(\.unit)).count == 1,
+              let low = magnitudes.map(\.value).min(), let high = magnitudes.map(\.value).max()
+        else { return nil }
+        return "\(ReportFormat.value(low, magnitudes[0].unit))–\(ReportFormat.value(high, magnitudes[0].unit))"
     }
 
     private func links(_ reading: Guide.Reading) -> String {

@@ -24,6 +24,13 @@ struct GuideSection {
         tail = Array(lines[e...])
     }
 
+    /// `text` as it is when it has a marker; else with both appended, under a heading: a
+    /// machine's README, which `run` writes, gets its full guide at its end.
+    static func withMarkers(_ text: String) -> String {
+        guard !text.contains(begin), !text.contains(end) else { return text }
+        return text + (text.hasSuffix("\n") ? "" : "\n") + "\n## The guide's full cells\n\n\(begin)\n\(end)\n"
+    }
+
     /// The README with `markdown` between the markers.
     func replaced(by markdown: String) -> String {
         var lines = head.map(String.init)

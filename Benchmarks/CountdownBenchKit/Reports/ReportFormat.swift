@@ -9,7 +9,8 @@ enum ReportFormat {
 
     /// A power of ten of milliseconds, for a chart's axis: 10 µs, 1 ms, 100 ms, 10 s.
     static func decade(milliseconds ms: Double) -> String {
-        let (value, unit) = ms >= 1000 ? (ms / 1000, "s") : ms >= 1 ? (ms, "ms") : (ms * 1000, "µs")
+        // Below a microsecond in nanoseconds: a decade of 0.1 µs would round to "0 µs".
+        let (value, unit) = ms >= 1000 ? (ms / 1000, "s") : ms >= 1 ? (ms, "ms") : ms >= 0.001 ? (ms * 1000, "µs") : (ms * 1_000_000, "ns")
         return String(format: "%g", value.rounded()) + " " + unit
     }
 

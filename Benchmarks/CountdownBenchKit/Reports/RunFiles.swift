@@ -48,6 +48,14 @@ struct RunFiles {
         let files = try files(besides: Self.neighbours(in: url))
         try FileManager.default.createDirectory(at: url.appendingPathComponent("hgrm"), withIntermediateDirectories: true)
         for (name, content) in files {
+            var content = content
+            // A machine's README carries the guide's full cells (`countdown-bench guide`): kept
+            // as they were, for the guide to write again from the new files.
+            if name == "README.md", let old = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8),
+               let kept = try? GuideSection(of: old, file: name) {
+                content = try GuideSection(of: GuideSection.withMarkers(content), file: name)
+                    .replaced(by: kept.body.map { $0 + "\n" }.joined())
+            }
             try content.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         return files.map(\.0)

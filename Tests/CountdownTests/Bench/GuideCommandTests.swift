@@ -73,7 +73,62 @@ import Testing
         #expect(output.contains("row \"p99 tick lateness, N = 1 000, 10 ms ticks (100 000 events/s)\""), "\(output)")
         #expect(output.contains("column `timestamp(continuous)`"), "\(output)")
         #expect(output.contains("results: 53.5 µs"), "the figure the results now say: \(output)")
-        #expect(output.contains("README.md:"), "the README's line: \(output)")
+        #expect(output.contains("\(Self.machine)/README.md:"), "the machine README's line, where the full cells are: \(output)")
+    }
+
+    /// The README's guide at a glance: a mark and one figure a cell, at most 80 characters of
+    /// text besides its link, no line longer than 1 200 characters, and two charts.
+    @Test func theGlanceIsShortAndEmbedsTheCharts() throws {
+        let library = try ResultsLibrary.load(Self.root.appendingPathComponent("results").path)
+        let glance = GlanceBuilder(library: library).build()
+        let charts = GuideCharts(library: library).charts
+        let markdown = GlanceMarkdown(guide: glance, linkBase: "results", charts: charts)
+        #expect(glance.rows.count == GlanceBuilder.questions.count)
+        for row in glance.rows {
+            for cell in row.cells {
+                for reading in cell.readings {
+                    #expect(reading.text.count <= 80, "\(row.title): \(reading.text)")
+                    #expect(["✅", "⚠️", "❌"].contains { reading.text.hasPrefix($0) }, "a mark first: \(reading.text)")
+                }
+            }
+        }
+        #expect(markdown.lines.map(\.text.count).max() ?? 0 <= 1200)
+        #expect(charts.count >= 2)
+        #expect(markdown.text.contains("](results/\(Self.machine)/guide-lateness.svg)"), "\(markdown.text.suffix(400))")
+        #expect(charts.allSatisfy { $0.svg.hasPrefix("<svg") && $0.svg.contains("<polyline") })
+    }
+
+    @Test func aChangedChartFailsTheCheckAndWriteDrawsItAgain() throws {
+        let copy = try Copy()
+        defer { copy.remove() }
+        let chart = copy.results.appendingPathComponent("\(Self.machine)/guide-lateness.svg")
+        try "<svg/>".write(to: chart, atomically: true, encoding: .utf8)
+        let (status, output) = copy.guide(["--check", copy.readme.path])
+        #expect(status == 1)
+        #expect(output.contains("guide-lateness.svg: not the chart the results draw"), "\(output)")
+        #expect(copy.guide(["--write", copy.readme.path]).status == 0)
+        #expect(try String(contentsOf: chart, encoding: .utf8).contains("<polyline"))
+        #expect(copy.guide(["--check", copy.readme.path]).status == 0)
+    }
+
+    /// A machine README written again by `run` keeps its full cells; one that lost them gets
+    /// them back, appended, from `guide --write`.
+    @Test func aMachineReadmeGetsItsFullCellsBack() throws {
+        let copy = try Copy()
+        defer { copy.remove() }
+        let readme = copy.results.appendingPathComponent("\(Self.machine)/README.md")
+        let full = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(full.range(of: "\n## The guide's full cells"))
+        try String(full[..<section.lowerBound]).write(to: readme, atomically: true, encoding: .utf8)
+        #expect(copy.guide(["--check", copy.readme.path]).status == 1, "no markers: the check fails")
+        #expect(copy.guide(["--write", copy.readme.path]).status == 0)
+        #expect(try String(contentsOf: readme, encoding: .utf8) == full)
+        // `report` writes the README again from run.json: the full cells stay.
+        var output = StandardStreams(capturing: true)
+        let folder = copy.results.appendingPathComponent(Self.machine).path
+        #expect(BenchCommand.run(arguments: ["report", "\(folder)/run.json", "--output", folder], output: &output) == 0, "\(output.captured ?? "")")
+        #expect(try String(contentsOf: readme, encoding: .utf8).contains(GuideSection.begin))
+        #expect(copy.guide(["--check", copy.readme.path]).status == 0, "the report wrote the same README, full cells kept")
     }
 
     @Test func writeMakesTheCheckPassAndChangesNothingOutsideTheMarkers() throws {
@@ -84,7 +139,7 @@ import Testing
         #expect(copy.guide(["--write", copy.readme.path]).status == 0)
         let after = try String(contentsOf: copy.readme, encoding: .utf8)
         #expect(after != before)
-        #expect(after.contains("99.5 µs at "), "the new figure is in the table")
+        #expect(after.contains("99.5 µs ["), "the new figure is in the glance")
         let outside = { (text: String) -> [Substring] in
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let begin = lines.firstIndex { $0 == GuideSection.begin }!, end = lines.firstIndex { $0 == GuideSection.end }!
