@@ -21,6 +21,9 @@ public struct CountdownClock: Sendable {
     private let source: Source
 
     /// - Parameters:
+    ///   - name: how reports name it (`wall`, `continuous`, `test`).
+    ///   - followsWallClock: whether someone setting the clock moves it, as the wall clock: it
+    ///     is what a profile's wall-clock answer is judged by.
     ///   - read: the time since the clock's own epoch; it must not go backwards except
     ///     when `followsWallClock` is true (someone set the clock).
     public init(name: String, followsWallClock: Bool, read: @escaping @Sendable () -> Duration) {

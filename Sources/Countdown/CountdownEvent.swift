@@ -4,6 +4,7 @@
 /// (or attaches), one ``Kind/tick`` per tick interval while time remains, and exactly one
 /// ``Kind/finished`` (with ``remaining`` zero) at or after the deadline.
 public struct CountdownEvent: Sendable, Hashable {
+    /// Which event: a tick while time remains, or the one finish.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Time remains; ``CountdownEvent/remaining`` is positive.
         case tick
@@ -13,6 +14,7 @@ public struct CountdownEvent: Sendable, Hashable {
 
     /// The countdown's key, so one observer can serve many keys (a list of cells).
     public let key: String
+    /// A tick, or the finish.
     public let kind: Kind
     /// Time left when the event was produced: positive for a tick, zero when finished.
     public let remaining: Duration
@@ -24,6 +26,8 @@ public struct CountdownEvent: Sendable, Hashable {
         return attoseconds > 0 ? seconds + 1 : seconds
     }
 
+    /// An event for `key` of `kind`, carrying `remaining`, as a scheduler delivers it: for a
+    /// backend of your own, or a test's observer.
     public init(key: String, kind: Kind, remaining: Duration) {
         self.key = key
         self.kind = kind

@@ -54,9 +54,13 @@ public struct CountdownProfile: Sendable, Hashable {
     public var mechanism: String
     /// The threads it uses, and how their number grows with the countdowns.
     public var threads: String
+    /// What a frozen process (an app suspended, SIGSTOP) does to its countdowns.
     public var suspension: Suspension
+    /// What setting the wall clock does to its countdowns.
     public var wallClockJump: WallClockJump
+    /// Whether its ticks stray from start + k·T as they go.
     public var drift: Drift
+    /// What an observer that blocks the delivery queue does to the other countdowns.
     public var slowObserver: SlowObserver
     /// The most countdowns it runs at once; `start` beyond it throws. Nil: no fixed limit.
     public var capacity: Int?
@@ -65,8 +69,13 @@ public struct CountdownProfile: Sendable, Hashable {
     /// How late a tick may come by design so that timers due close together share a wake-up,
     /// as `Timer.tolerance`: never early, at most this late. Zero: no coalescing.
     public var tolerance: Duration
+    /// Whether its countdowns are this process's own or shared by a fleet.
     public var sharing: Sharing
 
+    /// A profile as a backend declares it; the conformance suite's profile checks judge each
+    /// answer against what the backend does. `name`, `variant`, `mechanism`, `threads`,
+    /// `suspension`, `wallClockJump`, `drift`, `slowObserver`, `capacity`, `maximumDuration`,
+    /// `tolerance` and `sharing` are the properties of the same names.
     public init(
         name: String,
         variant: String? = nil,

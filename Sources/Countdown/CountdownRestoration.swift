@@ -12,6 +12,8 @@ public struct CountdownRestoration: Sendable, Hashable {
     /// store's record of the key was not restored.
     public var kept: [String]
 
+    /// A restoration's answer (`running`, `paused`, `expired`, `kept`: the properties of the
+    /// same names): for a backend of your own, or a test.
     public init(running: [String: Duration] = [:], paused: [String: Duration] = [:], expired: [String] = [], kept: [String] = []) {
         self.running = running
         self.paused = paused

@@ -100,7 +100,8 @@ public protocol CountdownScheduler: AnyObject, Sendable {
     /// The serial queue on which observers are called.
     var deliveryQueue: DispatchQueue { get }
 
-    /// Starts a countdown under `key`, or attaches `observer` to the one already running.
+    /// Starts a countdown of `duration` under `key`, or attaches `observer` to the one already
+    /// running (which keeps its own deadline).
     ///
     /// - Throws: ``CountdownError``; when it throws, nothing has changed.
     @discardableResult
@@ -136,7 +137,7 @@ public protocol CountdownScheduler: AnyObject, Sendable {
     @discardableResult
     func pause(key: String) -> Bool
 
-    /// Continues a paused countdown from where it stopped.
+    /// Continues the paused countdown under `key` from where it stopped.
     /// - Returns: false, changing nothing, when the key is unknown or not paused.
     @discardableResult
     func resume(key: String) -> Bool

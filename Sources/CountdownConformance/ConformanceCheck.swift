@@ -1,5 +1,6 @@
 /// One check of the suite: an id for the command line and reports, and what it verifies.
 public struct ConformanceCheck: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// What a check holds a backend to: the contract, or its own declaration.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// A point of the contract every backend must meet.
         case contract
@@ -9,6 +10,7 @@ public struct ConformanceCheck: Sendable, Hashable, Identifiable, CustomStringCo
 
     /// `start`, `cancel`, `profile.drift`, …
     public let id: String
+    /// Whether it judges the contract or the backend's declared profile.
     public let kind: Kind
     /// What is verified, in one line.
     public let summary: String

@@ -1,7 +1,10 @@
 /// What one check concluded.
 public struct CheckResult: Sendable, Hashable, Codable {
+    /// What the check concluded.
     public enum Verdict: String, Sendable, Hashable, Codable {
+        /// Everything observed kept the promise.
         case pass
+        /// A promise was broken: ``CheckResult/messages`` says how, every time it was seen.
         case fail
         /// The check does not apply to this backend (it declares no capacity, say).
         case notApplicable = "n/a"
@@ -14,12 +17,15 @@ public struct CheckResult: Sendable, Hashable, Codable {
     public enum TimeMode: String, Sendable, Hashable, Codable {
         /// Real clocks: the check slept and read the monotonic clock.
         case real
-        /// The backend's own virtual clock (``VirtualTimeScheduling``): the check advanced it.
+        /// The backend's own virtual clock (`VirtualTimeScheduling`): the check advanced it.
         case virtual
     }
 
+    /// The check's id: `start`, `store.finish`, `profile.drift`, …
     public let id: String
+    /// Whether the check judged the contract or the backend's declared profile.
     public let kind: ConformanceCheck.Kind
+    /// What it concluded.
     public let verdict: Verdict
     /// The figure the check measured, with its unit: "finish error grows 0.4 µs per tick".
     public let figure: String?
@@ -42,7 +48,8 @@ public struct CheckResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case id, kind, verdict, figure, messages, seconds, time }
 
-    /// Reads documents written before checks ran in virtual time as real-time results.
+    /// Reads a result from `decoder`; documents written before checks ran in virtual time are
+    /// read as real-time results.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
@@ -59,6 +66,7 @@ public struct CheckResult: Sendable, Hashable, Codable {
 public struct ConformanceReport: Sendable, Codable, CustomStringConvertible {
     /// The backend's display name: `timestamp(wall)`.
     public let backend: String
+    /// Every check's result, in the suite's order.
     public let results: [CheckResult]
 
     /// True when no check failed (pass, not applicable and inconclusive all count as not failed).
@@ -69,6 +77,7 @@ public struct ConformanceReport: Sendable, Codable, CustomStringConvertible {
         !results.contains { $0.verdict == .fail && $0.kind == .contract }
     }
 
+    /// The results that failed.
     public var failures: [CheckResult] { results.filter { $0.verdict == .fail } }
 
     /// One line per check, then the messages of every failure.

@@ -66,6 +66,8 @@ public struct CountdownConformance: Sendable {
         /// How many keys each trial races on.
         public var keys: Int
 
+        /// Members started by `relaunch`, `members` of them (clamped to 2…4), sharing `store`,
+        /// racing on `keys` keys a trial (at least 1).
         public init(relaunch: Relaunch, members: Int = 3, store: String? = nil, keys: Int = 40) {
             self.relaunch = relaunch
             self.members = min(max(members, 2), 4)
@@ -74,8 +76,11 @@ public struct CountdownConformance: Sendable {
         }
     }
 
+    /// Makes a fresh scheduler of the backend under test for what a check hands it.
     public typealias Factory = @Sendable (Environment) throws -> any CountdownScheduler
 
+    /// How the suite runs: the randomized check's seed and length, each check's time limit,
+    /// and how fleet members are started.
     public struct Options: Sendable {
         /// Seeds the randomized check; print it to replay a failure.
         public var seed: UInt64
@@ -87,6 +92,9 @@ public struct CountdownConformance: Sendable {
         /// checks do not apply).
         public var fleet: Fleet?
 
+        /// Options: `seed`, `randomizedOperations`, `timeLimitPerCheck` and `fleet` are the
+        /// properties of the same names. The seed is drawn at random unless given (print it to
+        /// replay a failure).
         public init(
             seed: UInt64 = UInt64.random(in: 1...UInt64(UInt32.max)),
             randomizedOperations: Int = 2000,
@@ -116,10 +124,18 @@ public struct CountdownConformance: Sendable {
     /// Whether this process was started as a member of a fleet check's trial.
     public static var isFleetMember: Bool { ProcessInfo.processInfo.environment[fleetMemberVariable] != nil }
 
+    /// The backend's name, as reports show it.
     public let name: String
+    /// How the suite runs.
     public let options: Options
     let factory: Factory
 
+    /// A suite for one backend.
+    ///
+    /// - Parameters:
+    ///   - name: the backend's name, as reports show it.
+    ///   - options: how the suite runs.
+    ///   - makeScheduler: makes a fresh scheduler for each check, from what the check hands it.
     public init(name: String, options: Options = Options(), makeScheduler: @escaping Factory) {
         self.name = name
         self.options = options
@@ -149,7 +165,7 @@ public struct CountdownConformance: Sendable {
         return ConformanceReport(backend: name, results: selected.compactMap { byID[$0.id] })
     }
 
-    /// Runs one check on a thread of its own, under the watchdog.
+    /// Runs one `check` on a thread of its own, under the watchdog.
     public func run(_ check: ConformanceCheck) -> CheckResult {
         FleetMember.serveIfAsked(name: name, factory: factory)
         let context = CheckContext(check: check, suite: name, options: options, factory: factory)
@@ -180,7 +196,7 @@ public struct CountdownConformance: Sendable {
 }
 
 extension CountdownConformance {
-    /// Runs a fleet trial of this suite's backend (members started as ``Options/fleet`` says)
+    /// Runs `trial`, a fleet trial of this suite's backend (members started as ``Options/fleet`` says)
     /// and judges it: what the benchmark runs at scale, and the fleet checks in small.
     public func fleetTrial(_ trial: FleetTrial) throws -> FleetTrialReport {
         FleetMember.serveIfAsked(name: name, factory: factory)

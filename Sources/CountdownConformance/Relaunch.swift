@@ -11,17 +11,20 @@ extension CountdownConformance {
         /// What makes it run the one test that calls `suspension(relaunch:)` and nothing else.
         public var arguments: [String]
 
+        /// - Parameters:
+        ///   - executable: the executable to start; this process's own by default.
+        ///   - arguments: what makes it run the one test that calls the suite, and nothing else.
         public init(executable: String = Relaunch.currentExecutable, arguments: [String]) {
             self.executable = executable
             self.arguments = arguments
         }
 
-        /// A Swift Testing test, by a filter its identifier matches: `"MyTests/frozen"`.
+        /// A Swift Testing test, by a `filter` its identifier matches: `"MyTests/frozen"`.
         public static func swiftTesting(_ filter: String) -> Relaunch {
             Relaunch(arguments: ["--testing-library", "swift-testing", "--filter", filter])
         }
 
-        /// An XCTest test case, as the test binary takes it: `"MyTests.SuspensionTests/testFrozen"`.
+        /// An XCTest `testCase`, as the test binary takes it: `"MyTests.SuspensionTests/testFrozen"`.
         public static func xctest(_ testCase: String) -> Relaunch {
             Relaunch(arguments: [testCase])
         }

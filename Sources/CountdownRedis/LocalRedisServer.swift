@@ -13,9 +13,11 @@ import Darwin
 public final class LocalRedisServer: Sendable {
     /// Why a server could not be started.
     public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, in one line.
         public let description: String
     }
 
+    /// Where it listens: 127.0.0.1 and a port that was free.
     public let endpoint: RedisEndpoint
     /// The directory the server runs in (its append-only file, when asked for, lives here).
     public let directory: URL
@@ -67,6 +69,7 @@ public final class LocalRedisServer: Sendable {
     /// The server's process id, for reading its CPU time from `/proc`.
     public var processIdentifier: Int32 { process.id }
 
+    /// Whether its process is still running.
     public var isRunning: Bool { process.isRunning }
 
     /// Stops the server (SIGTERM: with an append-only file, it writes it out first) and waits.

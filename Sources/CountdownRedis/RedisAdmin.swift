@@ -8,6 +8,7 @@ import CountdownSupport
 public final class RedisAdmin: Sendable {
     private let link: RedisLink
 
+    /// Connects to the server at `endpoint`; throws `CountdownError.unavailable` when it cannot.
     public init(_ endpoint: RedisEndpoint) throws(CountdownError) {
         do {
             link = try RedisLink(endpoint, client: "admin")
@@ -54,7 +55,7 @@ public final class RedisAdmin: Sendable {
         return line.map { String($0.dropFirst("redis_version:".count)) } ?? "unknown"
     }
 
-    /// Writes `count` keys `<prefix><n>` with a TTL of `ttl`, pipelined: the idle keys a Redis
+    /// Writes `count` keys (`prefix`, then a number) with a TTL of `ttl`, pipelined: the idle keys a Redis
     /// that also holds sessions or caches carries.
     public func writeIdleKeys(_ count: Int, prefix: String, ttl: Duration) throws(CountdownError) {
         let milliseconds = String(ttl.components.seconds * 1000)

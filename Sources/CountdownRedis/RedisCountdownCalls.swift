@@ -2,7 +2,7 @@
 import Countdown
 
 /// A Redis scheduler's calls that `CountdownScheduler` declares as non-throwing, throwing
-/// ``CountdownError/unavailable(_:_:)`` when Redis cannot answer instead of answering as if
+/// `CountdownError/unavailable(_:_:)` when Redis cannot answer instead of answering as if
 /// nothing were there: `try scheduler.throwing.cancel(key: key)`.
 ///
 /// The protocol's own forms answer false, nil, `[]`, 0 or an empty stream then, and count the
@@ -18,7 +18,7 @@ public struct RedisCountdownCalls: Sendable {
         try engine.attach(key: key, observer: FleetObserver(observer))
     }
 
-    /// The countdown's events, attached as ``attach(key:observer:)`` attaches: a stream that
+    /// The events of the countdown under `key`, attached as ``attach(key:observer:)`` attaches: a stream that
     /// ends at once when nothing runs under the key; a throw when Redis cannot answer.
     public func events(key: String) throws(CountdownError) -> AsyncStream<CountdownEvent> {
         try FleetEvents.stream { [engine] observer throws(CountdownError) in
@@ -26,11 +26,17 @@ public struct RedisCountdownCalls: Sendable {
         } detach: { [engine] in engine.watch.detach($0) }
     }
 
+    /// Cancels the fleet's countdown under `key`: whether one ran.
     public func cancel(key: String) throws(CountdownError) -> Bool { try engine.cancel(key: key) }
+    /// Pauses the fleet's countdown under `key`: whether a running one was paused.
     public func pause(key: String) throws(CountdownError) -> Bool { try engine.pause(key: key) }
+    /// Resumes the fleet's paused countdown under `key`: whether one was resumed.
     public func resume(key: String) throws(CountdownError) -> Bool { try engine.resume(key: key) }
+    /// The time left on the fleet's countdown under `key`; nil when none runs or is paused.
     public func remaining(key: String) throws(CountdownError) -> Duration? { try engine.remaining(key: key) }
+    /// Every key with a countdown in the fleet, running or paused.
     public func activeKeys() throws(CountdownError) -> [String] { try engine.activeKeys() }
+    /// How many countdowns the fleet has, running or paused.
     public func activeCount() throws(CountdownError) -> Int { try engine.activeCount() }
 }
 #endif

@@ -18,7 +18,7 @@ import Dispatch
 /// answers dropped and connections reset between them, and a member killed), and
 /// `countdown-bench fleet` measures at a server's sizes:
 ///
-/// - **Shared.** A `start` in one scheduler is an ``CountdownStart/attached(remaining:)`` in
+/// - **Shared.** A `start` in one scheduler is an `CountdownStart/attached(remaining:)` in
 ///   another; `remaining`, `cancel`, `pause`, `resume`, `activeKeys` and `activeCount` answer for
 ///   the fleet, from any member. Concurrent calls on one key from several members behave as if
 ///   made one at a time, in an order that respects which call returned before another began.
@@ -46,31 +46,37 @@ import Dispatch
 ///   reset after the server ran it, an answer that timed out) is sent again on a new
 ///   connection, within a second, and answered as it was the first time: the server keeps each
 ///   answer under the caller's call id until the caller has read it. A start sent again after
-///   another member attached still answers ``CountdownStart/started``; a cancel sent again still
+///   another member attached still answers `CountdownStart/started`; a cancel sent again still
 ///   answers true.
 /// - **Shutdown** of one member ends what its observers hear and the threads it started; the
 ///   countdowns are the fleet's and stay in Redis (a server redeployed keeps its users'
 ///   windows). The member itself then answers as a scheduler with nothing: `activeCount` 0,
-///   `remaining` nil, `start` throws ``CountdownError/shutDown``.
-/// - **Redis away.** `init` throws ``CountdownError/unavailable(_:_:)`` and leaves nothing
+///   `remaining` nil, `start` throws `CountdownError/shutDown`.
+/// - **Redis away.** `init` throws `CountdownError/unavailable(_:_:)` and leaves nothing
 ///   behind. A connection that breaks is made again; a call is sent again for up to a second
 ///   (a restart, a `CLIENT KILL`, a dropped answer); after that it throws
-///   ``CountdownError/unavailable(_:_:)`` with its reason (``UnavailableReason``) from `start`
+///   `CountdownError/unavailable(_:_:)` with its reason (`UnavailableReason`) from `start`
 ///   and from every call made through ``throwing``. The protocol's non-throwing calls answer
 ///   false, nil, `[]`, 0 or an ended stream then, counted in ``unavailableCalls``. What a
 ///   restarted Redis kept is kept: with `appendonly yes` and `appendfsync everysec`, at most the
 ///   last second of changes is lost.
 public final class RedisCountdownScheduler: CountdownScheduler {
     public let profile: CountdownProfile
+    /// How it keeps and times the fleet's countdowns in Redis.
     public let strategy: RedisStrategy
     private let engine: any FleetEngine
 
     /// - Parameters:
     ///   - endpoint: the Redis server (7.0 or later).
     ///   - namespace: schedulers on the same server and namespace share their countdowns.
+    ///   - strategy: a sorted set of deadlines (``RedisStrategy/sortedSet(tolerance:)``, the
+    ///     default and the recommended one) or keyspace notifications (measured, not recommended).
+    ///   - tickInterval: `T`, how often a running countdown ticks where its observer is.
     ///   - capacity: the most countdowns the fleet runs at once under this namespace (nil: no
     ///     limit); the sorted set counts them, the keyspace strategy takes none.
-    /// - Throws: ``CountdownError/unavailable(_:_:)`` when Redis cannot be reached, or a settings
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
+    ///   - deliveryQueue: the serial queue this member's observers run on; nil: a queue of its own.
+    /// - Throws: `CountdownError/unavailable(_:_:)` when Redis cannot be reached, or a settings
     ///   error; nothing is left behind.
     public convenience init(
         endpoint: RedisEndpoint,
@@ -112,7 +118,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public var deliveryQueue: DispatchQueue { engine.settings.deliveryQueue }
 
     /// The calls the protocol declares as non-throwing, and `attach` and `events`, throwing
-    /// ``CountdownError/unavailable(_:_:)`` when Redis cannot answer.
+    /// `CountdownError/unavailable(_:_:)` when Redis cannot answer.
     public var throwing: RedisCountdownCalls { RedisCountdownCalls(engine: engine) }
 
     /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.
@@ -128,7 +134,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         try engine.start(key: key, duration: duration, observer: FleetObserver(observer))
     }
 
-    /// Starts many countdowns in one round trip (a pipeline): what a server filling windows in
+    /// Starts every countdown of `batch` in one round trip (a pipeline): what a server filling windows in
     /// bulk calls, and the benchmark. The answers, in order; one that fails does not stop the
     /// others.
     public func start(

@@ -28,7 +28,7 @@ public enum RedisStrategy: Sendable, Hashable {
     /// Every member hears every expiry; only the observer's member delivers it. The server must
     /// notify expired events (`notify-keyspace-events` with `Ex`): the subscriber turns it on
     /// each time it connects (a restarted server forgets it unless its configuration file says
-    /// so), and every call throws ``CountdownError/unavailable(_:_:)`` while the server refuses.
+    /// so), and every call throws `CountdownError/unavailable(_:_:)` while the server refuses.
     /// Measured and judged, not recommended.
     case keyspaceNotifications
 
@@ -47,7 +47,7 @@ public enum RedisStrategy: Sendable, Hashable {
         if case .sortedSet = self { true } else { false }
     }
 
-    /// What a scheduler of this strategy declares, without making one.
+    /// What a scheduler of this strategy declares, without making one: `capacity`, `maximumDuration` as its initializer takes them.
     public func profile(
         capacity: Int? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
     ) -> CountdownProfile {

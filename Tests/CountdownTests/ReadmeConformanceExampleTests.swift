@@ -20,15 +20,17 @@ import Testing
 }
 // README conformance example ends
 
-// Its child process runs in a stage of its own (`.runsAlone`): the README's line is
-// `@Test func myBackendKeepsItsSuspensionClaim() {`, and the region compared with it begins below.
-@Test(.runsAlone) func myBackendKeepsItsSuspensionClaim() {
-// README suspension example begins
-    let suite = CountdownConformance(name: "my-backend") { environment in
-        try TimestampScheduler(tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue)
+/// Its child process runs in a stage of its own (`.runsAlone`, on the suite, so that the test
+/// reads as the article shows it).
+@Suite(.runsAlone) struct SuspensionClaimExample {
+    // README suspension example begins
+    @Test func myBackendKeepsItsSuspensionClaim() {
+        let suite = CountdownConformance(name: "my-backend") { environment in
+            try TimestampScheduler(tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue)
+        }
+        // Runs this test again in a child process, freezes it with SIGSTOP, and judges the claim.
+        let result = suite.suspension(relaunch: .swiftTesting("myBackendKeepsItsSuspensionClaim"))
+        #expect(result.verdict != .fail, "\(result.figure ?? "") \(result.messages)")
     }
-    // Runs this test again in a child process, freezes it with SIGSTOP, and judges the claim.
-    let result = suite.suspension(relaunch: .swiftTesting("myBackendKeepsItsSuspensionClaim"))
-    #expect(result.verdict != .fail, "\(result.figure ?? "") \(result.messages)")
+    // README suspension example ends
 }
-// README suspension example ends

@@ -1,4 +1,6 @@
+// README import begins
 import Countdown
+// README import ends
 import Dispatch
 import Testing
 
@@ -86,6 +88,17 @@ struct ReadmeExampleTests {
                 "the new screen shows \(second.title)")
         #expect(!second.isEnabled)
         #expect(codes.activeCount == 1)
+    }
+
+    @Test("the app's scheduler, as the README makes it: on the main queue, immune to a clock change")
+    func appScheduler() throws {
+        // README scheduler begins
+        // One scheduler for the app, delivering on the main queue. `.continuous` cannot be moved by a
+        // user changing the clock; `.wall` (the default) reads `Date`, as the articles did.
+        let codes = try TimestampScheduler(clock: .continuous, deliveryQueue: .main)
+        // README scheduler ends
+        defer { codes.shutdown() }
+        #expect(codes.profile.wallClockJump == .immune && codes.profile.suspension == .keepsDeadline)
     }
 
     @Test("whole seconds are rounded up, so the button never reads 0 while disabled")

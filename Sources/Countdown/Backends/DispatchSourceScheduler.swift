@@ -38,7 +38,7 @@ public final class DispatchSourceScheduler: KeyedCountdownScheduler, EngineBacke
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `maximumDuration`, `compensatesMissedTicks` as its initializer takes them.
     public static func profile(
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration, compensatesMissedTicks: Bool = false
     ) -> CountdownProfile {

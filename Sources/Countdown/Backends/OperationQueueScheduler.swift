@@ -15,14 +15,18 @@ import Foundation
 public final class OperationQueueScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
     /// The articles' limits: 20 concurrent countdowns of at most 120 s.
     public static let defaultCapacity = 20
+    /// The articles' longest countdown: 120 s.
     public static let defaultMaximumDuration: Duration = .seconds(120)
 
     public let profile: CountdownProfile
     let engine: CountdownEngine<OperationQueueMechanism>
 
     /// - Parameters:
+    ///   - tickInterval: `T`, how often a running countdown ticks, at least ``CountdownLimits/minimumTickInterval``.
     ///   - capacity: the most countdowns at once; also the queue's
     ///     `maxConcurrentOperationCount`, so every accepted countdown can have its worker.
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws (the articles' 120 s by default).
+    ///   - deliveryQueue: the serial queue every observer runs on (the main queue for an app's UI); nil: a queue of its own.
     public init(
         tickInterval: Duration = .seconds(1),
         capacity: Int = OperationQueueScheduler.defaultCapacity,
@@ -42,7 +46,7 @@ public final class OperationQueueScheduler: KeyedCountdownScheduler, EngineBacke
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `capacity`, `maximumDuration` as its initializer takes them.
     public static func profile(
         capacity: Int = OperationQueueScheduler.defaultCapacity,
         maximumDuration: Duration = OperationQueueScheduler.defaultMaximumDuration

@@ -9,11 +9,18 @@ import Foundation
 /// One thread in all, whatever the number of countdowns; corelibs keeps the timers in a sorted
 /// array, so each fire costs a re-insert that grows with the count. Counting fires, it finishes
 /// late by a freeze; timers are scheduled on the monotonic clock, so the wall clock never moves
-/// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``shutdown()``.
+/// it. Timers capture the scheduler weakly (no leak), and the thread ends on ``CountdownScheduler/shutdown()``.
 public final class RunLoopScheduler: KeyedCountdownScheduler, EngineBacked, Sendable {
     public let profile: CountdownProfile
     let engine: CountdownEngine<RunLoopMechanism>
 
+    /// A scheduler with one thread of its own running a `RunLoop`, one repeating `Timer` per countdown.
+    ///
+    /// - Parameters:
+    ///   - tickInterval: `T`, how often a running countdown ticks, at least ``CountdownLimits/minimumTickInterval``.
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
+    ///   - deliveryQueue: the serial queue every observer runs on (the main queue for an app's UI); nil: a queue of its own.
+    /// - Throws: ``CountdownError`` for a tick interval or maximum duration out of range.
     public init(
         tickInterval: Duration = .seconds(1),
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
@@ -29,7 +36,7 @@ public final class RunLoopScheduler: KeyedCountdownScheduler, EngineBacked, Send
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `maximumDuration` as its initializer takes it.
     public static func profile(maximumDuration: Duration = CountdownLimits.defaultMaximumDuration) -> CountdownProfile {
         CountdownProfile(
             name: "run-loop",

@@ -20,9 +20,12 @@ public final class TaskScheduler: KeyedCountdownScheduler, EngineBacked, Sendabl
     let engine: CountdownEngine<TaskMechanism>
 
     /// - Parameters:
+    ///   - tickInterval: `T`, how often a running countdown ticks, at least ``CountdownLimits/minimumTickInterval``.
     ///   - tolerance: passed to every `Task.sleep` as its tolerance, so that the system may
     ///     wake sleeping tasks together, up to this late. Nil (the default) passes none.
     ///     Linux's libdispatch ignores it; on Apple platforms it is the timer's leeway.
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
+    ///   - deliveryQueue: the serial queue every observer runs on (the main queue for an app's UI); nil: a queue of its own.
     /// - Throws: ``CountdownError`` for a tick interval, maximum duration or tolerance out of range.
     public init(
         tickInterval: Duration = .seconds(1),
@@ -42,7 +45,7 @@ public final class TaskScheduler: KeyedCountdownScheduler, EngineBacked, Sendabl
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `tolerance`, `maximumDuration` as its initializer takes them.
     public static func profile(
         tolerance: Duration? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
     ) -> CountdownProfile {

@@ -20,6 +20,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Se
     let engine: CountdownEngine<TimestampMechanism>
 
     /// - Parameters:
+    ///   - tickInterval: `T`, how often a running countdown ticks, at least ``CountdownLimits/minimumTickInterval``.
     ///   - clock: what remaining time is read from: ``CountdownClock/wall`` (default)
     ///     or ``CountdownClock/continuous``, or a custom clock (a test clock that jumps).
     ///   - tolerance: how late a tick may come by design, as `Timer.tolerance`: never early,
@@ -27,6 +28,8 @@ public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Se
     ///     default) wakes for every distinct due instant; only in a stream that has stayed dense
     ///     for 10 ms (a million countdowns, an instant due every microsecond) are wake-ups held
     ///     50 µs apart, Linux's own timer slack, and an instant due sooner waits for the next.
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
+    ///   - deliveryQueue: the serial queue every observer runs on (the main queue for an app's UI); nil: a queue of its own.
     /// - Throws: ``CountdownError`` for a tick interval, maximum duration or tolerance out of range.
     public init(
         tickInterval: Duration = .seconds(1),
@@ -50,7 +53,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Se
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `clock`, `tolerance`, `maximumDuration` as its initializer takes them.
     public static func profile(
         clock: CountdownClock = .wall, tolerance: Duration = .zero,
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration

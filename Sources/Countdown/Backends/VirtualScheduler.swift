@@ -21,7 +21,7 @@ import Synchronization
 /// sleeps; countdowns due at one instant fire in an order fixed by the calls that armed them.
 ///
 /// It runs the engine every built-in backend runs, the same code, with the world replaced
-/// (``VirtualWorld``): the ticker's wake-ups, deliveries, store writes and the room made ahead
+/// (`VirtualWorld`): the ticker's wake-ups, deliveries, store writes and the room made ahead
 /// are jobs that `advance` runs, on the virtual clock, before it returns.
 ///
 /// Not a strategy, and never measured: `countdown-bench` lists it as `virtual` and refuses to
@@ -40,6 +40,9 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
     private let onQueue = QueueMark()
 
     /// - Parameters:
+    ///   - tickInterval: `T`, how often a running countdown ticks, at least ``CountdownLimits/minimumTickInterval``.
+    ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
+    ///   - deliveryQueue: the serial queue every observer runs on (`.main` in a test on the main actor); nil: a queue of its own.
     ///   - now: where the clock starts: `.zero` for a first launch, the previous scheduler's
     ///     ``now`` for a relaunch that restores from a ``store(path:)`` of it.
     ///   - capacity: how many countdowns it runs at once, if a test wants a limit; nil: none.
@@ -71,7 +74,7 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
 
     deinit { engine.shutdown() }
 
-    /// What a scheduler made with these arguments declares, without making one.
+    /// What a scheduler made with these arguments declares, without making one: `capacity`, `maximumDuration` as its initializer takes them.
     public static func profile(
         capacity: Int? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
     ) -> CountdownProfile {
@@ -138,7 +141,7 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
     /// A store whose wall and boot clocks read this scheduler's clock (one boot, which never
     /// ends): a test kills a scheduler that restored from it, makes another with
     /// `now: killed.now` (plus the time the app was not running), restores it from
-    /// `store(path:)` with the same path, and the countdowns come back as they would on a device.
+    /// `store(path:)` with the same `path`, and the countdowns come back as they would on a device.
     public func store(path: String) -> CountdownStore {
         let world = world
         // The wall clock reads an arbitrary date plus the virtual time: only differences count.

@@ -38,6 +38,7 @@ public final class FaultProxy: Sendable {
         var stopped = false
     }
 
+    /// Where it passes every connection on: the store's `host:port`.
     public let upstream: String
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
@@ -84,7 +85,7 @@ public final class FaultProxy: Sendable {
     /// Hits answers with `fault` from now on (nil: none).
     public func inject(_ fault: Fault?) { settings.withLock { $0.fault = fault } }
 
-    /// Holds every chunk, both ways, this long before passing it on (zero: none).
+    /// Holds every chunk, both ways, `duration` before passing it on (zero: none).
     public func delay(_ duration: Duration) { settings.withLock { $0.delay = duration } }
 
     /// Holds every answer a time drawn anew up to `most` (zero: none) before passing it on;
@@ -111,7 +112,9 @@ public final class FaultProxy: Sendable {
         if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
+    /// Why the proxy could not listen or reach its upstream.
     public struct ProxyError: Error, CustomStringConvertible {
+        /// What went wrong, in one line.
         public let description: String
         init(_ description: String) { self.description = description }
     }

@@ -1,6 +1,7 @@
 extension FaultProxy {
     /// What happens to an answer the fault hits.
     public struct Fault: Sendable, Equatable {
+        /// How the answer is kept from the client.
         public enum Action: Sendable, Equatable {
             /// The connection is closed before the answer is passed on (the client reads an end).
             case drop
@@ -8,6 +9,7 @@ extension FaultProxy {
             case reset
         }
 
+        /// Dropped or reset.
         public var action: Action
         /// The share of answers hit, 0 to 1.
         public var probability: Double
@@ -20,6 +22,9 @@ extension FaultProxy {
         /// every such call loses its first answer and no other.
         public var onlyTheFirstTime: Bool
 
+        /// A fault: `action`, `probability`, `every`, `requestContaining` and `onlyTheFirstTime`
+        /// are the properties of the same names (a probability is clamped to 0…1, `every` to at
+        /// least 1).
         public init(
             action: Action, probability: Double = 0, every: Int? = nil, requestContaining: String? = nil, onlyTheFirstTime: Bool = false
         ) {
@@ -36,14 +41,17 @@ extension FaultProxy {
             Fault(action: .drop, every: 1, requestContaining: marker, onlyTheFirstTime: true)
         }
 
+        /// Answers dropped at random, with `probability`, to requests containing `marker` (nil: every request).
         public static func dropAnswers(probability: Double, toRequestsContaining marker: String? = nil) -> Fault {
             Fault(action: .drop, probability: probability, requestContaining: marker)
         }
 
+        /// Every `n`-th answer of each connection dropped, to requests containing `marker` (nil: every request).
         public static func dropAnswers(every n: Int, toRequestsContaining marker: String? = nil) -> Fault {
             Fault(action: .drop, every: n, requestContaining: marker)
         }
 
+        /// Connections reset at random before an answer, with `probability`, to requests containing `marker` (nil: every request).
         public static func resetAnswers(probability: Double, toRequestsContaining marker: String? = nil) -> Fault {
             Fault(action: .reset, probability: probability, requestContaining: marker)
         }

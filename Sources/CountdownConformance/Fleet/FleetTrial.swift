@@ -1,14 +1,17 @@
 import CountdownSupport
 import Foundation
 
-/// A fleet trial: members in processes of their own (``FleetMember``), each a scheduler from the
+/// A fleet trial: members in processes of their own, each a scheduler from the
 /// suite's factory on one namespace, making a workload of races, with faults between them (a
 /// proxy in front of the store, a member killed). After the race it waits for every countdown
 /// to run out, cancels what is left from one member, asks every living member how many
 /// observers it still holds, and stops them. What happened is the history the judge reads.
 public struct FleetTrial: Sendable {
+    /// How many member processes race (each a scheduler of the suite's backend).
     public var members: Int
+    /// The calls the members make, key by key.
     public var workload: FleetWorkload
+    /// The members' tick interval.
     public var tick: Duration
     /// Where the members keep their countdowns: new for each trial.
     public var namespace: String
@@ -17,6 +20,7 @@ public struct FleetTrial: Sendable {
     /// The proxy the members connect through, and the fault it injects from the race until every
     /// countdown has run out.
     public var proxy: FaultProxy?
+    /// The fault ``proxy`` injects; nil: it only forwards.
     public var fault: FaultProxy.Fault?
     /// A member killed with SIGKILL this long after the race began.
     public var kill: (member: Int, after: Duration)?
@@ -29,11 +33,16 @@ public struct FleetTrial: Sendable {
     /// Something done to the fleet from outside, `after` the race began, then every `every`
     /// until `until` (once, without `every`).
     public struct Disruption: Sendable {
+        /// When it is done first, after the race began.
         public var after: Duration
+        /// How often it is done again; nil: once.
         public var every: Duration?
+        /// When it is done for the last time; nil: at `after`.
         public var until: Duration?
+        /// What is done: a server's clients dropped, the server restarted.
         public var action: @Sendable () -> Void
 
+        /// A disruption: `after`, `every`, `until` and `action` are the properties of the same names.
         public init(after: Duration, every: Duration? = nil, until: Duration? = nil, action: @escaping @Sendable () -> Void) {
             self.after = after
             self.every = every
@@ -58,6 +67,8 @@ public struct FleetTrial: Sendable {
     /// network with a wide margin (on loopback the hop takes about a millisecond).
     public static let silence = Duration.milliseconds(100)
 
+    /// A trial of `members` processes making `workload`'s calls at `tick`, on `namespace`;
+    /// faults, kills and disruptions are set on the properties after.
     public init(members: Int, workload: FleetWorkload, tick: Duration, namespace: String) {
         self.members = members
         self.workload = workload
@@ -65,7 +76,9 @@ public struct FleetTrial: Sendable {
         self.namespace = namespace
     }
 
+    /// Why a trial could not be run (no member could be started, no fleet configured).
     public struct TrialError: Error, CustomStringConvertible {
+        /// What went wrong, in one line.
         public let description: String
     }
 

@@ -1,8 +1,11 @@
 /// What a fleet trial showed, judged key by key: the figures a check reports and the benchmark
 /// writes, and the first failures in words.
 public struct FleetTrialReport: Sendable, Codable, Equatable {
+    /// Member processes in the trial.
     public var members = 0
+    /// Keys the calls raced on.
     public var keys = 0
+    /// Calls made.
     public var calls = 0
     /// Calls that threw (their outcome unknown: judged as either).
     public var failedCalls = 0
@@ -15,9 +18,13 @@ public struct FleetTrialReport: Sendable, Codable, Equatable {
     public var failedKeys = 0
     /// Finishes owed to observers in living members, heard, lost, early, and countdowns finished more than once.
     public var finishesOwed = 0
+    /// Owed finishes that were heard.
     public var finishesHeard = 0
+    /// Owed finishes never heard.
     public var finishesLost = 0
+    /// Finishes heard before their deadline.
     public var finishesEarly = 0
+    /// Countdowns whose finish was heard more than once.
     public var finishedTwice = 0
     /// Ticks that began more than the bound after the call that replaced, cancelled or paused
     /// their observer returned.
@@ -28,13 +35,15 @@ public struct FleetTrialReport: Sendable, Codable, Equatable {
     public var observersHeld = 0
     /// Members killed with SIGKILL, and answers the proxy dropped or reset.
     public var killed = 0
+    /// Answers the proxy dropped or reset.
     public var faultsInjected = 0
     /// The first failures, in words.
     public var failures: [String] = []
 
+    /// An empty report, for the judge to fill in.
     public init() {}
 
-    /// Two trials (rounds) as one: counts summed, the latest tick the later of the two, the
+    /// This trial and `other` (two rounds) as one: counts summed, the latest tick the later of the two, the
     /// first failures of both.
     public func adding(_ other: FleetTrialReport) -> FleetTrialReport {
         var sum = self

@@ -19,24 +19,33 @@ public struct FleetWorkload: Sendable {
         public static let racing: [Scenario] = [.attach, .cancel, .pause, .mixed]
     }
 
+    /// One call a member is to make.
     public struct Call: Sendable {
+        /// Unique in the workload; the history's call has the same id.
         public let id: Int
+        /// The member (0-based) that makes it.
         public let member: Int
+        /// The countdown's key.
         public let key: String
+        /// Which call.
         public let operation: FleetHistory.Call.Operation
+        /// The countdown's duration for a start, in nanoseconds.
         public let duration: Int64
         /// Nanoseconds after the trial's start.
         public let offset: Int64
     }
 
+    /// Every call, in the order they are due.
     public let calls: [Call]
+    /// The keys the calls race on.
     public let keys: [String]
     /// Every countdown's duration (nanoseconds).
     public let duration: Int64
     /// When the last call is made, after the trial's start.
     public var lastOffset: Int64 { calls.map(\.offset).max() ?? 0 }
 
-    /// `keys` races among `members`, spread over `spread`, each countdown lasting `duration`.
+    /// `keys` races among `members`, spread over `spread`, each countdown lasting `duration`:
+    /// the `scenarios` drawn from `seed`, on keys that begin with `keyPrefix`.
     public static func races(
         keys count: Int, members: Int, spread: Duration, duration: Duration, scenarios: [Scenario] = Scenario.racing,
         seed: UInt64, keyPrefix: String = "rate-limit:user:"
@@ -85,7 +94,8 @@ public struct FleetWorkload: Sendable {
     /// The same workload, then `count` keys handed over: `member` starts each, and another
     /// member attaches to it 5 ms later, after every race. Killed after these, `member` leaves
     /// countdowns that only others observe, due after everything else: nobody's own deadline
-    /// claims them, only a member that looks after the whole fleet does.
+    /// claims them, only a member that looks after the whole fleet does. The other member is
+    /// one of `members`; the keys begin with `keyPrefix`.
     public func handingOver(_ count: Int, from member: Int, members: Int, keyPrefix: String = "sms-code:+86138") -> FleetWorkload {
         var calls = self.calls
         var keys = self.keys

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// What a Redis strategy's engine does for ``RedisCountdownScheduler``: every call throws
-/// ``CountdownError`` (``CountdownError/unavailable(_:_:)`` when Redis cannot answer); the
+/// `CountdownError` (`CountdownError/unavailable(_:_:)` when Redis cannot answer); the
 /// observers' side is the ``LocalWatch`` each engine keeps.
 protocol FleetEngine: Sendable {
     var settings: SchedulerSettings { get }

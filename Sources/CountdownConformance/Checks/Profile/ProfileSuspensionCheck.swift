@@ -28,7 +28,7 @@ extension CountdownConformance {
     /// }
     /// ```
     ///
-    /// A backend that runs in virtual time (``VirtualTimeScheduling``) is "not applicable", as
+    /// A backend that runs in virtual time (`VirtualTimeScheduling`) is "not applicable", as
     /// every check that needs the real world is there: its clock moves only when it is
     /// advanced, so a frozen process moves nothing it counts.
     ///
