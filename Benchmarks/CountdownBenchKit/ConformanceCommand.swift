@@ -1,5 +1,6 @@
 import Countdown
 import CountdownConformance
+import CountdownRedis
 import Foundation
 
 /// `countdown-bench conformance`: the conformance suite on the built-in backends, as a matrix.
@@ -22,8 +23,10 @@ struct ConformanceCommand {
                                 machine they were measured on (release builds only).
                                 {machine} in DIR becomes this machine's folder name: results/{machine}.
           --no-progress         No progress lines on stderr.
-          --redis HOST:PORT     The Redis backends' server (a build with the Redis trait); without
-                                it they start a redis-server of their own on a loopback port.
+          --redis URL           The Redis backends' server (a build with the Redis trait):
+                                redis://[user[:password]@]host[:port][/db], unix:///path?db=N,
+                                or HOST:PORT; without it REDIS_URL, else a redis-server of
+                                their own on a loopback port. The password is shown nowhere.
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
         failed (a backend does not behave as it declares); 2 bad arguments.
@@ -105,15 +108,18 @@ struct ConformanceCommand {
     /// again, on the one backend and the same Redis (`store`, else the benchmark's), told to
     /// serve as a member.
     static func suite(
-        for backend: CountdownBackend, options: CountdownConformance.Options, store: String? = nil,
+        for backend: CountdownBackend, options: CountdownConformance.Options, store: RedisEndpoint? = nil,
         executable: String = CountdownConformance.Relaunch.currentExecutable
     ) throws -> CountdownConformance {
         var options = options
         if backend.isFleet {
             #if Redis
-            let store = try store ?? RedisTarget.endpoint().description
-            let arguments = ["conformance", "--backend", backend.description, "--redis", store, "--no-progress"]
-            options.fleet = .init(relaunch: .init(executable: executable, arguments: arguments), members: 3, store: store)
+            // The members find the server in REDIS_URL, set in their environment: a password goes
+            // into no process's arguments. The fault proxy forwards to its host and port.
+            let endpoint = try store ?? RedisTarget.endpoint()
+            let arguments = ["conformance", "--backend", backend.description, "--no-progress"]
+            let relaunch = CountdownConformance.Relaunch(executable: executable, arguments: arguments, environment: ["REDIS_URL": endpoint.secretURL])
+            options.fleet = .init(relaunch: relaunch, members: 3, store: endpoint.hostAndPort)
             #endif
         }
         return CountdownConformance(name: backend.description, options: options) { environment in

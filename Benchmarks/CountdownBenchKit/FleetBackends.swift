@@ -27,8 +27,9 @@ extension CountdownBackend {
         CountdownBackend(name: "redis", variant: strategy(Options()).variant) { o in
             strategy(o).profile(capacity: o.capacity, maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration)
         } makeScheduler: { (o: Options) throws(CountdownError) in
-            let endpoint: RedisEndpoint
-            if let given = o.storeAddress.flatMap(RedisEndpoint.init) { endpoint = given } else { endpoint = try RedisTarget.endpoint() }
+            // The suite's member or proxy address, with the chosen server's credentials and timeouts.
+            var endpoint = try RedisTarget.endpoint()
+            if let given = o.storeAddress.flatMap(RedisEndpoint.init) { endpoint = endpoint.at(given.address) }
             return try RedisCountdownScheduler(
                 endpoint: endpoint, namespace: o.namespace ?? RedisTarget.freshNamespace(),
                 strategy: strategy(o), tickInterval: o.tickInterval, capacity: o.capacity,
@@ -42,17 +43,31 @@ extension CountdownBackend {
     /// Whether its countdowns live in a shared store (Redis) rather than in the process.
     var isFleet: Bool { name == "redis" }
 
-    /// `--redis HOST:PORT`: the Redis backends use that server instead of one of their own.
+    /// `--redis URL` (or `HOST:PORT`), else `REDIS_URL` from the environment: the Redis
+    /// backends use that server instead of one of their own. A bad one is a usage error that
+    /// shows it without its password.
     static func useRedis(_ text: String?) throws(UsageError) {
-        guard let text else { return }
         #if Redis
-        guard let endpoint = RedisEndpoint(text) else { throw UsageError("--redis must be HOST:PORT, not '\(text)'") }
-        RedisTarget.use(endpoint)
+        guard let text = text ?? ProcessInfo.processInfo.environment["REDIS_URL"] else { return }
+        RedisTarget.use(try redisEndpoint(text))
         #else
+        // REDIS_URL alone is no error here: a build without the trait has no use for it.
+        guard text != nil else { return }
         throw UsageError("--redis: this build leaves the Redis strategies out; build with swift build --traits Redis")
         #endif
     }
 }
+
+#if Redis
+/// `text` as `--redis` takes it (a URL, or `HOST:PORT`); a usage error without the password.
+func redisEndpoint(_ text: String) throws(UsageError) -> RedisEndpoint {
+    do {
+        return try RedisEndpoint.parse(text)
+    } catch {
+        throw UsageError("--redis: \(error)")
+    }
+}
+#endif
 
 /// A scheduler whose start is a round trip, and which starts many in one (a pipeline): the
 /// runner starts in batches with it.
@@ -63,14 +78,14 @@ protocol BatchStarting {
 #if Redis
 extension RedisCountdownScheduler: BatchStarting {}
 
-/// The Redis server the benchmark's fleet backends use: the one `--redis HOST:PORT` names, else
+/// The Redis server the benchmark's fleet backends use: the one `--redis URL` (or `REDIS_URL`) names, else
 /// a `redis-server` of the benchmark's own, started on first use on a free loopback port and
 /// stopped when the process exits.
 enum RedisTarget {
     private static let chosen = Locked<RedisEndpoint?>(nil)
     private static let own = Locked<LocalRedisServer?>(nil)
 
-    /// `--redis HOST:PORT`.
+    /// `--redis URL`, or `REDIS_URL`.
     static func use(_ endpoint: RedisEndpoint) { chosen.withLock { $0 = endpoint } }
 
     static func endpoint() throws(CountdownError) -> RedisEndpoint {

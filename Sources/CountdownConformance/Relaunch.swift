@@ -10,13 +10,18 @@ extension CountdownConformance {
         public var executable: String
         /// What makes it run the one test that calls `suspension(relaunch:)` and nothing else.
         public var arguments: [String]
+        /// Set in its environment, beside what it inherits: what it must not be given in its
+        /// arguments, which any user of the machine can read (a store's password).
+        public var environment: [String: String]
 
         /// - Parameters:
         ///   - executable: the executable to start; this process's own by default.
         ///   - arguments: what makes it run the one test that calls the suite, and nothing else.
-        public init(executable: String = Relaunch.currentExecutable, arguments: [String]) {
+        ///   - environment: set in its environment, beside what it inherits.
+        public init(executable: String = Relaunch.currentExecutable, arguments: [String], environment: [String: String] = [:]) {
             self.executable = executable
             self.arguments = arguments
+            self.environment = environment
         }
 
         /// A Swift Testing test, by a `filter` its identifier matches: `"MyTests/frozen"`.

@@ -8,24 +8,24 @@ import Darwin
 #endif
 
 /// A `redis-server` of our own, on a free loopback port in a temporary directory: what the
-/// tests and the benchmark run against unless given a server (`--redis HOST:PORT`). Stopped,
+/// tests and the benchmark run against unless given a server (`--redis URL`). Stopped,
 /// and its directory removed, by ``stop()`` or when released.
-public final class LocalRedisServer: Sendable {
+package final class LocalRedisServer: Sendable {
     /// Why a server could not be started.
-    public struct StartError: Error, Sendable, CustomStringConvertible {
+    package struct StartError: Error, Sendable, CustomStringConvertible {
         /// What went wrong, in one line.
-        public let description: String
+        package let description: String
     }
 
     /// Where it listens: 127.0.0.1 and a port that was free.
-    public let endpoint: RedisEndpoint
+    package let endpoint: RedisEndpoint
     /// The directory the server runs in (its append-only file, when asked for, lives here).
-    public let directory: URL
+    package let directory: URL
     private let process: ChildProcess
     private let extraSettings: [String]
 
     /// `extraSettings`: more `redis-server` options, as `["--appendonly", "yes"]`.
-    public convenience init(extraSettings: [String] = []) throws(StartError) {
+    package convenience init(extraSettings: [String] = []) throws(StartError) {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("countdown-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         do {
@@ -67,29 +67,30 @@ public final class LocalRedisServer: Sendable {
     deinit { stop() }
 
     /// The server's process id, for reading its CPU time from `/proc`.
-    public var processIdentifier: Int32 { process.id }
+    package var processIdentifier: Int32 { process.id }
 
     /// Whether its process is still running.
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// Stops the server (SIGTERM: with an append-only file, it writes it out first) and waits.
-    public func stop() { process.stop(signal: SIGTERM) }
+    package func stop() { process.stop(signal: SIGTERM) }
 
     /// Stops the server and removes its directory.
-    public func remove() {
+    package func remove() {
         stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Kills the server with SIGKILL, as a crash would: what the append-only file holds is what
     /// comes back.
-    public func kill() { process.stop(signal: SIGKILL) }
+    package func kill() { process.stop(signal: SIGKILL) }
 
     /// A new server on the same port and directory, with the same settings: it loads the
     /// append-only file, if there is one.
-    public func restarted() throws(StartError) -> LocalRedisServer {
+    package func restarted() throws(StartError) -> LocalRedisServer {
         stop()
-        return try LocalRedisServer(directory: directory, port: endpoint.port, extraSettings: extraSettings)
+        guard case .tcp(_, let port) = endpoint.address else { throw StartError(description: "a local server listens on TCP") }
+        return try LocalRedisServer(directory: directory, port: port, extraSettings: extraSettings)
     }
 
     private static func spawn(_ executable: String, _ arguments: [String]) throws(StartError) -> ChildProcess {
@@ -123,7 +124,7 @@ public final class LocalRedisServer: Sendable {
     /// The environment variable naming a folder where every server started here leaves a file
     /// named by its process id: CI stops, by those ids, what a killed test left running (never
     /// a server by its name, which could be someone else's).
-    public static let processFolderVariable = "COUNTDOWN_REDIS_PIDS"
+    package static let processFolderVariable = "COUNTDOWN_REDIS_PIDS"
 
     private static func record(_ id: pid_t) {
         guard let folder = ProcessInfo.processInfo.environment[processFolderVariable], !folder.isEmpty else { return }
@@ -163,12 +164,14 @@ public final class LocalRedisServer: Sendable {
     private static func waitUntilReady(_ endpoint: RedisEndpoint, process: ChildProcess) -> Bool {
         for _ in 0..<250 {
             guard process.isRunning else { return false }
-            // Up: it answers PONG, or asks for the password it was started with.
-            if let connection = try? RedisConnection(endpoint, timeout: .milliseconds(200)),
-               let reply = try? connection.call(["PING"]) {
-                if reply == .status("PONG") { return true }
-                if case .error(let text) = reply, text.hasPrefix("NOAUTH") { return true }
-            }
+            // Up: it answers PONG (the connection's own PING), or asks for the password it was
+            // started with.
+            do {
+                _ = try RedisConnection(endpoint, timeout: .milliseconds(200))
+                return true
+            } catch .server(let text) where text.hasPrefix("NOAUTH") {
+                return true
+            } catch {}
             usleep(20_000)
         }
         return false

@@ -5,11 +5,11 @@ import CountdownSupport
 /// A plain connection for what tests and the benchmark do to a Redis server beside the
 /// schedulers: a round trip's time, its memory, filling it with idle keys, dropping clients.
 /// Not for countdowns: ``RedisCountdownScheduler`` is.
-public final class RedisAdmin: Sendable {
+package final class RedisAdmin: Sendable {
     private let link: RedisLink
 
     /// Connects to the server at `endpoint`; throws `CountdownError.unavailable` when it cannot.
-    public init(_ endpoint: RedisEndpoint) throws(CountdownError) {
+    package init(_ endpoint: RedisEndpoint) throws(CountdownError) {
         do {
             link = try RedisLink(endpoint, client: "admin")
         } catch {
@@ -18,12 +18,12 @@ public final class RedisAdmin: Sendable {
     }
 
     /// One `PING`, answered `PONG`.
-    public func ping() throws(CountdownError) {
+    package func ping() throws(CountdownError) {
         guard try call(["PING"]) == .status("PONG") else { throw .unavailable(.protocol, "PING was not answered PONG") }
     }
 
     /// `INFO memory`'s `used_memory`, in bytes.
-    public func usedMemory() throws(CountdownError) -> Int {
+    package func usedMemory() throws(CountdownError) -> Int {
         let info = try call(["INFO", "memory"]).text ?? ""
         guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("used_memory:") }),
               let bytes = Int(line.dropFirst("used_memory:".count)) else { throw .unavailable(.protocol, "no used_memory in INFO memory") }
@@ -33,7 +33,7 @@ public final class RedisAdmin: Sendable {
     /// How many times the server ran `command` (lower case: `evalsha`) and the microseconds it
     /// spent in it, from `INFO commandstats`: a script's time is what every member's calls
     /// queue behind, since Redis runs one at a time.
-    public func commandStats(_ command: String) throws(CountdownError) -> (calls: Int, microseconds: Int) {
+    package func commandStats(_ command: String) throws(CountdownError) -> (calls: Int, microseconds: Int) {
         let info = try call(["INFO", "commandstats"]).text ?? ""
         guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }) else {
             return (0, 0)
@@ -49,7 +49,7 @@ public final class RedisAdmin: Sendable {
     }
 
     /// The server's version, from `INFO server`.
-    public func version() throws(CountdownError) -> String {
+    package func version() throws(CountdownError) -> String {
         let info = try call(["INFO", "server"]).text ?? ""
         let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("redis_version:") }
         return line.map { String($0.dropFirst("redis_version:".count)) } ?? "unknown"
@@ -57,7 +57,7 @@ public final class RedisAdmin: Sendable {
 
     /// Writes `count` keys (`prefix`, then a number) with a TTL of `ttl`, pipelined: the idle keys a Redis
     /// that also holds sessions or caches carries.
-    public func writeIdleKeys(_ count: Int, prefix: String, ttl: Duration) throws(CountdownError) {
+    package func writeIdleKeys(_ count: Int, prefix: String, ttl: Duration) throws(CountdownError) {
         let milliseconds = String(ttl.components.seconds * 1000)
         var next = 0
         while next < count {
@@ -73,17 +73,22 @@ public final class RedisAdmin: Sendable {
     }
 
     /// Empties every database.
-    public func flushAll() throws(CountdownError) { _ = try call(["FLUSHALL"]) }
+    package func flushAll() throws(CountdownError) { _ = try call(["FLUSHALL"]) }
 
     /// Closes every client connection of `type` (`normal`, `pubsub`) but this one, as
     /// `CLIENT KILL TYPE … SKIPME yes` does; how many were closed.
     @discardableResult
-    public func killClients(type: String) throws(CountdownError) -> Int {
+    package func killClients(type: String) throws(CountdownError) -> Int {
         Int(try call(["CLIENT", "KILL", "TYPE", type, "SKIPME", "yes"]).int ?? 0)
     }
 
+    /// `CONFIG SET name value`: a test changing the server under the schedulers (its password).
+    package func configSet(_ name: String, _ value: String) throws(CountdownError) {
+        _ = try call(["CONFIG", "SET", name, value])
+    }
+
     /// The number of keys in the current database.
-    public func keyCount() throws(CountdownError) -> Int { Int(try call(["DBSIZE"]).int ?? 0) }
+    package func keyCount() throws(CountdownError) -> Int { Int(try call(["DBSIZE"]).int ?? 0) }
 
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply

@@ -11,7 +11,7 @@ import Testing
 /// The store the README's example names: here the test process's own redis-server. In a member
 /// process the suite says where the store is, and this is never read.
 var redisAddress: String {
-    CountdownConformance.isFleetMember ? "" : ((try? TestRedis.server().endpoint.description) ?? "")
+    CountdownConformance.isFleetMember ? "" : ((try? TestRedis.server().endpoint.hostAndPort) ?? "")
 }
 
 /// On a thread of its own: the example blocks for the three trials, which wait their turns

@@ -7,7 +7,7 @@ import Countdown
 /// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
 struct FleetCommand {
     static let usage = """
-        USAGE: countdown-bench fleet [--redis HOST:PORT] [--counts N,…] [--idle N,…] [--quick]
+        USAGE: countdown-bench fleet [--redis URL] [--counts N,…] [--idle N,…] [--quick]
                                      [--output DIR] [--no-progress]
 
         Measures the Redis strategies (a build with the Redis trait: swift build --traits Redis),
@@ -29,7 +29,10 @@ struct FleetCommand {
              finishes, late ticks to replaced observers, observers held at the end.
 
         OPTIONS:
-          --redis HOST:PORT   Measure that server instead of starting our own (no redis-server CPU).
+          --redis URL         Measure that server instead of starting our own (no redis-server CPU):
+                              redis://[user[:password]@]host[:port][/db], unix:///path?db=N, or
+                              HOST:PORT. Without it, REDIS_URL when set. The password is shown
+                              nowhere.
           --counts N,…        Countdowns of part 1 (default 100000,1000000).
           --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
           --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
@@ -54,7 +57,7 @@ struct FleetCommand {
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
         quick = args.flag("--quick")
-        redis = try args.value("--redis")
+        redis = try args.value("--redis") ?? ProcessInfo.processInfo.environment["REDIS_URL"]
         counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
         idle = try Self.list(args.value("--idle"), option: "--idle", allowingZero: true) ?? (quick ? [0, 10_000] : [0, 10_000, 100_000, 1_000_000])
         outputDirectory = try args.value("--output").map(Machine.expand)
@@ -62,9 +65,9 @@ struct FleetCommand {
         if outputDirectory != nil, !Machine.isReleaseBuild {
             throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
         }
-        if let redis, RedisEndpoint(redis) == nil {
-            throw UsageError("--redis must be HOST:PORT, not '\(redis)'")
-        }
+        #if Redis
+        if let redis { _ = try redisEndpoint(redis) }
+        #endif
     }
 
     private static func list(_ text: String?, option: String, allowingZero: Bool = false) throws(UsageError) -> [Int]? {
@@ -85,7 +88,7 @@ struct FleetCommand {
         let progress: (String) -> Void = { [showProgress] line in
             if showProgress { FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
         }
-        let named = redis.flatMap(RedisEndpoint.init)
+        let named = redis.flatMap { try? RedisEndpoint.parse($0) }
         var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], promises: [])
         for count in counts {
             let server = try RedisUnderTest(named: named)

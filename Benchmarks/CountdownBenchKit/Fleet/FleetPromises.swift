@@ -24,7 +24,7 @@ enum FleetPromises {
             throws
         {
             progress("promises: \(title), \(backend)")
-            let suite = try ConformanceCommand.suite(for: backend, options: .init(), store: server.endpoint.description)
+            let suite = try ConformanceCommand.suite(for: backend, options: .init(), store: server.endpoint)
             var total: FleetTrialReport?
             for round in 0..<rounds {
                 let report = try suite.fleetTrial(try make(round))
@@ -50,7 +50,7 @@ enum FleetPromises {
         try row("cancel-pairs", "start and cancel of one key from two processes 0–1 ms apart, \(sizes.cancelPairs) pairs", zset) { _ in
             trial(members: 2, keys: sizes.cancelPairs, spread: .milliseconds(Int64(3 * sizes.cancelPairs)), scenarios: [.cancel])
         }
-        let proxy = try FaultProxy(upstream: server.endpoint.description)
+        let proxy = try FaultProxy(upstream: server.endpoint.hostAndPort!)
         defer { proxy.stop() }
         try row("claim-answers-dropped", "every claim's answer dropped before it is read (each claim sent again), \(sizes.claimRounds) countdowns", zset) { _ in
             var t = trial(members: 2, keys: sizes.claimRounds, spread: .milliseconds(Int64(40 * sizes.claimRounds)), scenarios: [.alone])

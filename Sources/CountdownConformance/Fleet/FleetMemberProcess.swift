@@ -33,7 +33,7 @@ final class FleetMemberProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: relaunch.executable)
         process.arguments = relaunch.arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(relaunch.environment) { $1 }
         environment[CountdownConformance.fleetMemberVariable] = suite
         environment[FleetMember.setupVariable] = setup
         // A member of a member's trial would be another process again: never.

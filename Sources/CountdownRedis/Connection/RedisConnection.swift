@@ -12,29 +12,87 @@ final class RedisConnection {
     let endpoint: RedisEndpoint
     private var context: UnsafeMutablePointer<redisContext>?
 
-    /// Connects within `timeout`; later calls wait at most `commandTimeout` for an answer (nil:
-    /// as long as it takes, for a blocking read).
-    init(_ endpoint: RedisEndpoint, timeout: Duration = .seconds(2), commandTimeout: Duration? = .seconds(5)) throws(RedisFailure) {
+    /// Connects within `timeout` (the endpoint's connect timeout by default), turns TCP
+    /// keepalive on, authenticates and selects the database as the endpoint says; later calls
+    /// wait at most `commandTimeout` for an answer (the endpoint's by default; nil: as long as
+    /// it takes, for a blocking read). A wrong password or a refused `SELECT` is the server's
+    /// error, thrown as it answered.
+    init(_ endpoint: RedisEndpoint, timeout: Duration? = nil, commandTimeout: CommandTimeout = .endpoint) throws(RedisFailure) {
         self.endpoint = endpoint
         errno = 0
-        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(timeout)) else {
-            throw .connection(.refused, "\(endpoint): could not allocate a connection")
+        let connectTimeout = timeval(timeout ?? endpoint.connectTimeout)
+        let made: UnsafeMutablePointer<redisContext>?
+        switch endpoint.address {
+        case .tcp(let host, let port): made = redisConnectWithTimeout(host, Int32(port), connectTimeout)
+        case .unix(let path): made = redisConnectUnixWithTimeout(path, connectTimeout)
         }
+        guard let context = made else { throw .connection(.refused, "\(endpoint): could not allocate a connection") }
         if context.pointee.err != 0 {
             let failure = Self.failure(context, errno: errno, endpoint: endpoint)
             redisFree(context)
             throw failure
         }
         self.context = context
-        if let commandTimeout { try setTimeout(commandTimeout) }
+        if case .tcp = endpoint.address, let interval = endpoint.keepAlive { Self.keepAlive(context.pointee.fd, interval) }
+        // The handshake waits no longer than a command; a silent server is a timeout here.
+        try setTimeout(endpoint.commandTimeout)
+        try handshake()
+        switch commandTimeout {
+        case .endpoint: break
+        case .blocking: try setTimeout(nil)
+        case .custom(let duration): try setTimeout(duration)
+        }
+    }
+
+    /// How long a connection's calls wait for their answers.
+    enum CommandTimeout {
+        /// The endpoint's ``RedisEndpoint/commandTimeout``.
+        case endpoint
+        /// As long as it takes: a blocking read (a subscriber's, a blocking pop's).
+        case blocking
+        /// This long.
+        case custom(Duration)
+    }
+
+    /// `AUTH` and `SELECT`, as the endpoint says, before anything else on this connection; a
+    /// `PING` when it says neither, so that a server that wants a password says so here (an
+    /// error of the caller's `init`, not of its first call). The server's error comes first in
+    /// the text (its code, `WRONGPASS`, `NOAUTH`, classifies it); the command is never part of
+    /// it: its arguments hold the password.
+    private func handshake() throws(RedisFailure) {
+        if let password = endpoint.password {
+            let auth = endpoint.username.map { ["AUTH", $0, password] } ?? ["AUTH", password]
+            if case .error(let text) = try call(auth) { throw .server("\(text) (AUTH at \(endpoint))") }
+        }
+        if endpoint.database != 0, case .error(let text) = try call(["SELECT", String(endpoint.database)]) {
+            throw .server("\(text) (SELECT \(endpoint.database) at \(endpoint))")
+        }
+        if endpoint.password == nil, endpoint.database == 0, case .error(let text) = try call(["PING"]) {
+            throw .server("\(text) (PING at \(endpoint))")
+        }
+    }
+
+    /// TCP keepalive on the socket: the first probe after `interval` idle, then every third
+    /// of it, three unanswered probes and the connection is reset (and made again).
+    private static func keepAlive(_ fd: Int32, _ interval: Duration) {
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, socklen_t(MemoryLayout<Int32>.size))
+        var idle = Int32(max(interval.components.seconds, 1)), every = max(idle / 3, 1), count: Int32 = 3
+        #if os(Linux)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &idle, socklen_t(MemoryLayout<Int32>.size))
+        #elseif canImport(Darwin)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPALIVE, &idle, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &every, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { if let context { redisFree(context) } }
 
-    /// How long a read waits for the server's answer before the call fails.
-    func setTimeout(_ timeout: Duration) throws(RedisFailure) {
+    /// How long a read waits for the server's answer before the call fails (nil: as long as it takes).
+    func setTimeout(_ timeout: Duration?) throws(RedisFailure) {
         guard let context else { throw .connection(.reset, "\(endpoint): closed") }
-        guard redisSetTimeout(context, timeval(timeout)) == REDIS_OK else { throw failure(context) }
+        guard redisSetTimeout(context, timeout.map(timeval) ?? timeval()) == REDIS_OK else { throw failure(context) }
     }
 
     /// Sends one command and waits for its reply.

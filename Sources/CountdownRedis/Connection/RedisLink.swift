@@ -30,7 +30,7 @@ final class RedisLink: Sendable {
     let endpoint: RedisEndpoint
     /// The name this link's recorded calls are kept under: `<member>:<role>`.
     let client: String
-    private let commandTimeout: Duration?
+    private let commandTimeout: RedisConnection.CommandTimeout
     private let patience: Patience
     /// On purpose, for the suite's own tests (``FleetDefects/newSerialOnResend``).
     private let newSerialOnResend: Bool
@@ -51,7 +51,7 @@ final class RedisLink: Sendable {
 
     /// Connects at once, so that an unreachable server is an error of the caller's `init`.
     init(
-        _ endpoint: RedisEndpoint, client: String, commandTimeout: Duration? = .seconds(5),
+        _ endpoint: RedisEndpoint, client: String, commandTimeout: RedisConnection.CommandTimeout = .endpoint,
         patience: Patience = .within(.seconds(1)), ring: Int = 1024, defects: FleetDefects = []
     ) throws(RedisFailure) {
         self.endpoint = endpoint
@@ -137,7 +137,8 @@ final class RedisLink: Sendable {
                     connection = open
                 } else {
                     s.connection = nil
-                    connection = try RedisConnection(endpoint, timeout: .seconds(1), commandTimeout: commandTimeout)
+                    // At most a second to connect, so that attempts fit in a second's patience.
+                    connection = try RedisConnection(endpoint, timeout: min(endpoint.connectTimeout, .seconds(1)), commandTimeout: commandTimeout)
                     s.connection = connection
                 }
                 return try body(&s, connection)

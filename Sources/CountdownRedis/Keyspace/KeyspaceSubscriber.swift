@@ -10,9 +10,6 @@ import Foundation
 /// without `CONFIG`) is a fault every call then reports (``fault``). What was published while
 /// it was away is lost, as pub/sub loses it: that is the strategy's, and measured.
 final class KeyspaceSubscriber: Sendable {
-    /// The database whose expiries are heard (the connection's default).
-    static let database = 0
-
     private let endpoint: RedisEndpoint
     private let channel: String
     private let onExpired: @Sendable (String) -> Void
@@ -92,9 +89,9 @@ final class KeyspaceSubscriber: Sendable {
     /// A new connection that notifies expired keys (asserted first) and listens on the
     /// namespace's channel.
     private static func subscribe(_ endpoint: RedisEndpoint, channel: String) throws(RedisFailure) -> RedisConnection {
-        let connection = try RedisConnection(endpoint, timeout: .seconds(1), commandTimeout: .seconds(5))
+        let connection = try RedisConnection(endpoint, timeout: min(endpoint.connectTimeout, .seconds(1)))
         try enableExpiredEvents(connection)
-        try connection.append(["SUBSCRIBE", "__keyevent@\(database)__:expired", channel])
+        try connection.append(["SUBSCRIBE", "__keyevent@\(endpoint.database)__:expired", channel])
         try withoutSIGPIPE { () throws(RedisFailure) in for _ in 0..<2 { _ = try connection.read() } }
         return connection
     }

@@ -39,7 +39,9 @@ final class ZSetEngine: ScriptedFleetEngine {
             // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
             claims = try RedisLink(
                 endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
-            inboxLink = try RedisLink(endpoint, client: "\(member):inbox", patience: .within(.zero))
+            // Its reads block for a second (`BLMOVE … 1`): they wait longer than that for an answer.
+            inboxLink = try RedisLink(
+                endpoint, client: "\(member):inbox", commandTimeout: .custom(max(endpoint.commandTimeout, .seconds(3))), patience: .within(.zero))
         } catch {
             throw error.countdownError
         }

@@ -49,7 +49,7 @@ struct BrokenFleetBackendTests {
     @Test("every broken fleet backend is rejected by the check aimed at it", arguments: all)
     func rejected(broken: Broken) throws {
         let check = try #require(CountdownConformance.checks.first { $0.id == broken.rejectedBy })
-        let result = Self.suite(broken, store: try TestRedis.server().endpoint.description).run(check)
+        let result = Self.suite(broken, store: try TestRedis.server().endpoint.hostAndPort!).run(check)
         print("\(broken.name) on \(check.id): \(result.verdict.rawValue) — \(result.figure ?? "") — \(result.messages.prefix(3))")
         #expect(result.verdict == .fail, "\(broken.name) passed \(check.id): \(result.messages) — \(result.figure ?? "")")
         #expect(result.verdict != .fail || !result.messages.isEmpty, "\(broken.name): a failure without a message")

@@ -127,7 +127,7 @@ struct RedisFaultTests {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no \(executable.path)")
         let server = try RedisUnderTest(named: nil)
         let suite = try ConformanceCommand.suite(
-            for: .redisZSet(), options: .init(), store: server.endpoint.description, executable: executable.path)
+            for: .redisZSet(), options: .init(), store: server.endpoint, executable: executable.path)
         let workload = FleetWorkload.races(keys: 30, members: 3, spread: .milliseconds(300), duration: .milliseconds(1500), seed: 7)
             .handingOver(6, from: 1, members: 3)
         var trial = FleetTrial(members: 3, workload: workload, tick: .milliseconds(200), namespace: TestRedis.namespace())
@@ -170,8 +170,23 @@ struct RedisFaultTests {
         }
         let locked = try LocalRedisServer(extraSettings: ["--requirepass", "s3cret-of-the-test"])
         defer { locked.remove() }
-        let s = try RedisCountdownScheduler(endpoint: locked.endpoint, namespace: TestRedis.namespace(), tickInterval: .milliseconds(50))
+        // Without the password it wants: the scheduler's init says so.
+        do {
+            _ = try RedisCountdownScheduler(endpoint: locked.endpoint, namespace: TestRedis.namespace(), tickInterval: .milliseconds(50))
+            Issue.record("made a scheduler without the password the server wants")
+        } catch {
+            guard case .unavailable(let reason, _) = error else { throw error }
+            #expect(reason == .authentication, "\(error)")
+        }
+        // With it, until the password is changed and the connections are dropped: every call
+        // made again then is refused, each typed, none showing the password.
+        var withPassword = locked.endpoint
+        withPassword.password = "s3cret-of-the-test"
+        let s = try RedisCountdownScheduler(endpoint: withPassword, namespace: TestRedis.namespace(), tickInterval: .milliseconds(50))
         defer { s.shutdown() }
+        let admin = try RedisAdmin(withPassword)
+        _ = try admin.configSet("requirepass", "s3cret-changed")
+        _ = try? admin.killClients(type: "normal")
         do {
             _ = try s.throwing.remaining(key: "rate-limit:user:0000123456")
             Issue.record("a server that wants a password answered")
