@@ -20,7 +20,8 @@ import Glibc
 public final class Locked<Value: ~Copyable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
     /// Read once per lock: a lazily initialised global is a `swift_once` check on every read,
-    /// two per acquisition, and a start takes three locks.
+    /// two per acquisition, and a start's path acquires locks four times (the table's three, the
+    /// ticker's once, in the drain that files its first fire).
     @usableFromInline let acquire: ThreadSanitizer.Annotation?
     @usableFromInline let release: ThreadSanitizer.Annotation?
 

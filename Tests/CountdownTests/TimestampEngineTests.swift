@@ -455,8 +455,8 @@ struct TimestampEngineTests {
         #expect(result == .success, "\(heard.withLock { $0 }) events heard in 30 s: the first fire was never filed")
     }
 
-    /// 120 since the observer lives in its place (16 bytes, where a reference to a 48-byte slot
-    /// allocated per start was 8): 40 bytes less a countdown in all.
+    /// At most 112 bytes, with the observer in its place (16 bytes, where a reference to a
+    /// 48-byte slot allocated per start was 8): 40 bytes less a countdown than the slot's design.
     @Test("a place of the recommended engine stays within 112 bytes: at a million countdowns, each 16 bytes more are 4 000 pages faulted in while starting")
     func placeStaysSmall() {
         #expect(MemoryLayout<CountdownTable<DeadlineTrack, Void>.Place>.stride <= 112)

@@ -155,7 +155,8 @@ final class Ticker: Sendable {
         }
         guard let table else { return }
         var continuing = batch
-        // The table's lock is taken once for the whole batch, never with the ticker's held.
+        // The table's lock is taken once per 256 fires of the batch (`fire`), never with the
+        // ticker's held.
         let decided = table.fire(&continuing)
         state.withLock { state in
             for item in continuing { state.queue.insert(item) }
