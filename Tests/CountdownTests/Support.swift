@@ -22,27 +22,12 @@ extension CountdownBackend: CustomTestStringConvertible {
 /// Records one observer's events, delivered on a queue of its own.
 func recorder() -> Recorder { Recorder(DeliveryQueue(), time: .real) }
 
-/// Checks what every observer's event list must satisfy, whatever happened around it:
-/// ticks positive and never increasing, at most one finish, and nothing after it.
+/// Checks what every observer's event list must satisfy, whatever happened around it, by the
+/// suite's own rules (`EventRules`): ticks positive and never increasing, at most one finish,
+/// and nothing after it. Each breach is an issue of its own.
 func expectWellFormed(_ records: [Recorder.Record], _ label: String = "",
                       sourceLocation: SourceLocation = #_sourceLocation) {
-    var previous: Duration?
-    var finished = false
-    for record in records {
-        #expect(!finished, "\(label): \(record.event) after the finish", sourceLocation: sourceLocation)
-        switch record.event.kind {
-        case .tick:
-            #expect(record.event.remaining > .zero, "\(label): tick carries \(record.event.remaining)",
-                    sourceLocation: sourceLocation)
-            if let previous {
-                #expect(record.event.remaining <= previous,
-                        "\(label): remaining rose from \(previous) to \(record.event.remaining)",
-                        sourceLocation: sourceLocation)
-            }
-            previous = record.event.remaining
-        case .finished:
-            #expect(record.event.remaining == .zero, sourceLocation: sourceLocation)
-            finished = true
-        }
+    for violation in EventRules.violations(of: records, label) {
+        Issue.record(Comment(rawValue: violation), sourceLocation: sourceLocation)
     }
 }

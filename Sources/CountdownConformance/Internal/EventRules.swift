@@ -3,25 +3,33 @@ import Countdown
 
 /// Rules every observer's event list obeys, whatever happened around it.
 enum EventRules {
-    /// Ticks positive and never increasing, at most one finish (with zero), nothing after it.
+    /// Ticks positive and never increasing, at most one finish (with zero), nothing after it:
+    /// each breach, as a check reports it.
     static func wellFormed(_ records: [Recorder.Record], _ label: String, in c: CheckContext) {
+        for violation in violations(of: records, label) { c.fail(violation) }
+    }
+
+    /// The same rules as a value: every breach in `records`, in order, in words. The suite's
+    /// checks and the package's own tests judge by this one function.
+    static func violations(of records: [Recorder.Record], _ label: String) -> [String] {
+        var found: [String] = []
         var previous: Duration?
         var finished = false
         for record in records {
-            c.expect(!finished, "\(label): \(describe(record.event)) after the finish")
+            if finished { found.append("\(label): \(describe(record.event)) after the finish") }
             switch record.event.kind {
             case .tick:
-                c.expect(record.event.remaining > .zero, "\(label): a tick carries \(record.event.remaining)")
-                if let previous {
-                    c.expect(record.event.remaining <= previous,
-                             "\(label): remaining rose from \(previous) to \(record.event.remaining)")
+                if record.event.remaining <= .zero { found.append("\(label): a tick carries \(record.event.remaining)") }
+                if let previous, record.event.remaining > previous {
+                    found.append("\(label): remaining rose from \(previous) to \(record.event.remaining)")
                 }
                 previous = record.event.remaining
             case .finished:
-                c.expect(record.event.remaining == .zero, "\(label): the finish carries \(record.event.remaining)")
+                if record.event.remaining != .zero { found.append("\(label): the finish carries \(record.event.remaining)") }
                 finished = true
             }
         }
+        return found
     }
 
     /// A tick saying `r` remains must not begin before start + (duration − r): it would tell
