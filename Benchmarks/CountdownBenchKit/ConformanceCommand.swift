@@ -123,9 +123,7 @@ struct ConformanceCommand {
             #endif
         }
         return CountdownConformance(name: backend.description, options: options) { environment in
-            try backend.makeScheduler(.init(
-                tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
-                wallClock: environment.wallClock, namespace: environment.namespace, storeAddress: environment.storeAddress))
+            try backend.makeScheduler(.init(environment))
         }
     }
 

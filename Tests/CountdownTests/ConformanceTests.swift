@@ -11,9 +11,7 @@ func conformance(_ backend: CountdownBackend, seed: UInt64? = nil) -> CountdownC
     var options = CountdownConformance.Options(randomizedOperations: 2000, timeLimitPerCheck: .seconds(60))
     if let seed { options.seed = seed }
     return CountdownConformance(name: backend.description, options: options) { environment in
-        try backend.makeScheduler(.init(
-            tickInterval: environment.tickInterval, deliveryQueue: environment.deliveryQueue,
-            wallClock: environment.wallClock))
+        try backend.makeScheduler(.init(environment))
     }
 }
 
