@@ -26,7 +26,6 @@ struct GlanceBuilder {
     static let questions = [freeze, clock, tenThousand, million, cpu, memory]
 
     func build() -> Guide {
-        let full = GuideBuilder(library: library)
         let rows = [
             row(Self.freeze) { m, b in freeze(m, b) },
             row(Self.clock) { m, b in clockJump(m, b) },
@@ -35,7 +34,7 @@ struct GlanceBuilder {
             relative(Self.cpu, .cpuPerEvent) { m, b in tickSecond(m, b, 100_000) },
             relative(Self.memory, .rss) { m, b in tickSecond(m, b, 1_000_000) },
         ]
-        var guide = Guide(machines: full.build().machines, columns: GuideBuilder.columns, rows: rows, statements: [])
+        var guide = Guide(machines: full.machineEntries, columns: GuideBuilder.columns, rows: rows, statements: [])
         guide.fleetStatements = fleet
         return guide
     }

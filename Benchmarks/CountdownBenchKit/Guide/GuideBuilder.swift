@@ -22,12 +22,17 @@ struct GuideBuilder {
 
     func build() -> Guide {
         var guide = Guide(
-            machines: library.machines.map { machine in
-                .init(folder: machine.folder, summary: Self.summary(machine.machine) + Self.memory(machine.runs.values.compactMap(\.memory)))
-            },
+            machines: machineEntries,
             columns: Self.columns, rows: rows, statements: statements)
         guide.fleetStatements = FleetGuide(library: library).statements
         return guide
+    }
+
+    /// Each machine as the guides name it: its folder, and what its files recorded of it.
+    var machineEntries: [Guide.MachineEntry] {
+        library.machines.map { machine in
+            .init(folder: machine.folder, summary: Self.summary(machine.machine) + Self.memory(machine.runs.values.compactMap(\.memory)))
+        }
     }
 
     static func summary(_ machine: Machine?) -> String {
