@@ -148,7 +148,7 @@ public final class FaultProxy: Sendable {
     private func relay(client: Int32, server: Int32) {
         var resetsSeen = settings.withLock { $0.resets }
         var armed: Fault.Action?
-        var requests = 0
+        var untilHit: Int?
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         func end(reset: Bool) {
             if reset {
@@ -175,8 +175,7 @@ public final class FaultProxy: Sendable {
                 if index == 0 {
                     // A request: decide now whether its answer is hit.
                     if let fault = now.2, fault.requestContaining.map({ Self.contains(buffer[..<count], $0) }) ?? true {
-                        requests += 1
-                        if fault.hits(requests), !fault.onlyTheFirstTime || firstTime(Array(buffer[..<count])) { armed = fault.action }
+                        if fault.hits(&untilHit), !fault.onlyTheFirstTime || firstTime(Array(buffer[..<count])) { armed = fault.action }
                     }
                     guard Self.writeAll(server, buffer[..<count]) else { return end(reset: false) }
                 } else {

@@ -13,8 +13,11 @@ extension FaultProxy {
         public var action: Action
         /// The share of answers hit, 0 to 1.
         public var probability: Double
-        /// Or every n-th answer of each connection (the n-th, the 2n-th, …): a schedule that
-        /// hits every kind of traffic, a connection that carries little as well as a busy one.
+        /// Or about every n-th answer of each connection: the gap before each hit is drawn at
+        /// random from 1 to 2n − 1 answers (n on average). A fixed n-th would fall in step with a
+        /// client's loop of fixed length and hit one of its calls only: every sixth answer of a
+        /// loop of three calls is always the third. A connection that carries little is hit as
+        /// well as a busy one.
         public var every: Int?
         /// Only answers to requests that contain these bytes (nil: every answer).
         public var requestContaining: String?
@@ -46,7 +49,7 @@ extension FaultProxy {
             Fault(action: .drop, probability: probability, requestContaining: marker)
         }
 
-        /// Every `n`-th answer of each connection dropped, to requests containing `marker` (nil: every request).
+        /// About every `n`-th answer of each connection dropped (gaps drawn at random, ``every``), to requests containing `marker` (nil: every request).
         public static func dropAnswers(every n: Int, toRequestsContaining marker: String? = nil) -> Fault {
             Fault(action: .drop, every: n, requestContaining: marker)
         }
@@ -56,10 +59,14 @@ extension FaultProxy {
             Fault(action: .reset, probability: probability, requestContaining: marker)
         }
 
-        /// Whether the `count`-th matching request of a connection (from 1) has its answer hit.
-        func hits(_ count: Int) -> Bool {
-            if let every { return count % every == 0 }
-            return probability > 0 && Double.random(in: 0..<1) < probability
+        /// Whether the next matching request of a connection has its answer hit; `untilHit`
+        /// (nil on a new connection) counts down the gap drawn for `every`.
+        func hits(_ untilHit: inout Int?) -> Bool {
+            guard let every else { return probability > 0 && Double.random(in: 0..<1) < probability }
+            var left = untilHit ?? Int.random(in: 1...(2 * every - 1))
+            left -= 1
+            untilHit = left > 0 ? left : nil
+            return left == 0
         }
     }
 }

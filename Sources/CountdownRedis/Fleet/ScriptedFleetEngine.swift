@@ -3,7 +3,8 @@ import Countdown
 
 /// The scripts of a strategy whose cancel, pause, resume and remaining answer alike: {now, 1,
 /// generation, owner}, {now, 1, generation, remaining µs, owner}, {now, 1, generation,
-/// deadline µs, owner} or {now, 0}; and {1, remaining µs} or {0}.
+/// deadline µs, owner}, the last two followed by the countdown's change number (its pauses and
+/// resumes so far), or {now, 0}; and {1, remaining µs} or {0}.
 struct FleetScripts: Sendable {
     let cancel: RedisScript
     let pause: RedisScript
@@ -34,9 +35,9 @@ extension ScriptedFleetEngine {
     func pause(key: String) throws(CountdownError) -> Bool {
         guard !key.isEmpty, !watch.isStopped else { return false }
         let reply = try run(scripts.pause, [canonicalKey(key)]).elements
-        guard reply.count >= 5, reply[1].int == 1, let generation = reply[2].int, let left = reply[3].int,
-              let token = reply[4].text else { return false }
-        watch.receive(FleetNotice(generation: generation, token: token, kind: .paused(remaining: left * 1000)))
+        guard reply.count >= 6, reply[1].int == 1, let generation = reply[2].int, let left = reply[3].int,
+              let token = reply[4].text, let change = reply[5].int else { return false }
+        watch.receive(FleetNotice(generation: generation, token: token, kind: .paused(remaining: left * 1000, change: change)))
         return true
     }
 
@@ -44,10 +45,10 @@ extension ScriptedFleetEngine {
         guard !key.isEmpty, !watch.isStopped else { return false }
         let reply = try run(scripts.resume, [canonicalKey(key)]).elements
         let received = LocalWatch.now()
-        guard reply.count >= 5, let now = reply[0].int, reply[1].int == 1, let generation = reply[2].int,
-              let deadline = reply[3].int, let token = reply[4].text else { return false }
+        guard reply.count >= 6, let now = reply[0].int, reply[1].int == 1, let generation = reply[2].int,
+              let deadline = reply[3].int, let token = reply[4].text, let change = reply[5].int else { return false }
         let local = ServerClock.local(deadline, serverNow: now, receivedAt: received)
-        watch.receive(FleetNotice(generation: generation, token: token, kind: .resumed(deadline: local)))
+        watch.receive(FleetNotice(generation: generation, token: token, kind: .resumed(deadline: local, change: change)))
         resumed(dueAt: local)
         return true
     }

@@ -3,7 +3,7 @@ import Countdown
 
 /// A start's or attach's answer, as both strategies' start scripts give it: {now µs (server
 /// clock), 0 started | 1 attached | 2 over capacity | 3 nothing to attach, generation, duration
-/// µs, `r`/`p`, deadline µs, remaining µs, attach serial}.
+/// µs, `r`/`p`, deadline µs, remaining µs, attach serial, change (pauses and resumes so far)}.
 struct StartAnswer {
     enum Outcome { case started, attached, overCapacity, nothingToAttach }
 
@@ -15,6 +15,7 @@ struct StartAnswer {
     let deadline: Int64
     let remaining: Int64
     let attachSerial: Int64
+    let change: Int64
 
     init(_ reply: RedisReply) throws(CountdownError) {
         let fields = reply.elements
@@ -24,16 +25,17 @@ struct StartAnswer {
         case 2: outcome = .overCapacity
         case 3: outcome = .nothingToAttach
         case 0, 1:
-            guard fields.count >= 8, let generation = fields[2].int, let duration = fields[3].int, let state = fields[4].text,
-                  let deadline = fields[5].int, let remaining = fields[6].int, let attachSerial = fields[7].int
+            guard fields.count >= 9, let generation = fields[2].int, let duration = fields[3].int, let state = fields[4].text,
+                  let deadline = fields[5].int, let remaining = fields[6].int, let attachSerial = fields[7].int,
+                  let change = fields[8].int
             else { throw .unavailable(.protocol, "unexpected answer \(reply)") }
             outcome = fields[1].int == 0 ? .started : .attached
             (self.generation, self.duration, self.paused) = (generation, duration, state == "p")
-            (self.deadline, self.remaining, self.attachSerial) = (deadline, remaining, attachSerial)
+            (self.deadline, self.remaining, self.attachSerial, self.change) = (deadline, remaining, attachSerial, change)
             return
         default: throw .unavailable(.protocol, "unexpected answer \(reply)")
         }
-        (generation, duration, paused, deadline, remaining, attachSerial) = (0, 0, false, 0, 0, 0)
+        (generation, duration, paused, deadline, remaining, attachSerial, change) = (0, 0, false, 0, 0, 0, 0)
     }
 
     /// What the registry observes for this answer, received at `receivedAt` (monotonic): a
@@ -45,7 +47,7 @@ struct StartAnswer {
             paused ? .paused(remaining: remaining * 1000) : .running(deadline: receivedAt + (deadline - now) * 1000)
         return ObserverRegistry.Answer(
             key: key, generation: generation, token: token, attachSerial: attachSerial, duration: duration * 1000,
-            phase: phase, told: outcome == .started ? requested.nanoseconds : remaining * 1000, observer: observer)
+            phase: phase, change: change, told: outcome == .started ? requested.nanoseconds : remaining * 1000, observer: observer)
     }
 
     /// The local deadline of a running countdown as answered (nil when paused).

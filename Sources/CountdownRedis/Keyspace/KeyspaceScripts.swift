@@ -2,12 +2,12 @@
 /// The keyspace strategy's operations. Each is a small script so that a start or an attach is
 /// one atomic step, as the contract asks, and recorded (``CallRecord``) so that a call sent again
 /// is answered the same; the timing is the tutorials': a key per countdown, `P:t:<key>`,
-/// holding `generation duration r 0 attaches owner` with a TTL (`PX`), or `generation duration p
-/// remaining attaches owner` with none while paused, and the end heard as the key's expiry
-/// notification. What another member must hear is published on `P:own`, fire-and-forget as the
+/// holding `generation duration r 0 attaches change owner` with a TTL (`PX`), or `generation
+/// duration p remaining attaches change owner` with none while paused (`change`: how many times
+/// it was paused or resumed), and the end heard as the key's expiry notification. What another member must hear is published on `P:own`, fire-and-forget as the
 /// notifications are, addressed to the observer's token as the sorted set's inbox messages are
-/// (``FleetMessage``): `l g token key`, `x g token key`, `p g remaining token key`,
-/// `r g deadline token key`.
+/// (``FleetMessage``): `l g token key`, `x g token key`, `p g change remaining token key`,
+/// `r g change deadline token key`.
 enum KeyspaceScripts {
     /// Lua that reads the countdown at `t` into `f` (nil when there is none).
     private static let load = """
@@ -15,32 +15,32 @@ enum KeyspaceScripts {
         do
           local v = redis.call('GET', t)
           if v then
-            local g, d, s, r, a, o = string.match(v, '^(%d+) (%d+) (%a) (%d+) (%d+) (%S+)$')
-            if g then f = {g = g, d = d, s = s, r = r, a = a, o = o} end
+            local g, d, s, r, a, k, o = string.match(v, '^(%d+) (%d+) (%a) (%d+) (%d+) (%d+) (%S+)$')
+            if g then f = {g = g, d = d, s = s, r = r, a = a, k = k, o = o} end
           end
         end
         """
 
     /// arg: owner token, key, duration µs, attach only (1/0).
     /// Answers {now, 0 started | 1 attached | 3 nothing, generation, duration, 'r'/'p',
-    /// deadline, remaining, attach serial}.
+    /// deadline, remaining, attach serial, change}.
     static let start = RedisScript.recorded("keyspace-start", expiry: .refreshedByEachCall, body: """
         local owner, key = arg[1], arg[2]
         local t = P .. ':t:' .. key
         \(load)
         if f then
           local a = tonumber(f.a) + 1
-          redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. string.format('%d', a) .. ' ' .. owner, 'KEEPTTL')
+          redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. string.format('%d', a) .. ' ' .. f.k .. ' ' .. owner, 'KEEPTTL')
           redis.call('PUBLISH', P .. ':own', 'l ' .. f.g .. ' ' .. f.o .. ' ' .. key)
-          if f.s == 'p' then return {1, f.g, f.d, 'p', 0, tonumber(f.r), a} end
+          if f.s == 'p' then return {1, f.g, f.d, 'p', 0, tonumber(f.r), a, f.k} end
           local deadline = redis.call('PEXPIRETIME', t) * 1000
-          return {1, f.g, f.d, 'r', deadline, math.max(0, deadline - n), a}
+          return {1, f.g, f.d, 'r', deadline, math.max(0, deadline - n), a, f.k}
         end
         if arg[4] == '1' then return {3} end
         local d = tonumber(arg[3])
         local g = redis.call('INCR', P .. ':seq')
-        redis.call('SET', t, string.format('%d', g) .. ' ' .. arg[3] .. ' r 0 0 ' .. owner, 'PX', string.format('%d', math.ceil(d / 1000)))
-        return {0, g, d, 'r', redis.call('PEXPIRETIME', t) * 1000, d, 0}
+        redis.call('SET', t, string.format('%d', g) .. ' ' .. arg[3] .. ' r 0 0 0 ' .. owner, 'PX', string.format('%d', math.ceil(d / 1000)))
+        return {0, g, d, 'r', redis.call('PEXPIRETIME', t) * 1000, d, 0, 0}
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
@@ -54,7 +54,7 @@ enum KeyspaceScripts {
         return {1, f.g, f.o}
         """)
 
-    /// arg: key. Answers {now, 1, generation, remaining µs, owner} or {now, 0}.
+    /// arg: key. Answers {now, 1, generation, remaining µs, owner, change} or {now, 0}.
     static let pause = RedisScript.recorded("keyspace-pause", expiry: .refreshedByEachCall, body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
@@ -62,21 +62,23 @@ enum KeyspaceScripts {
         if not f or f.s ~= 'r' then return {0} end
         local left = redis.call('PEXPIRETIME', t) * 1000 - n
         if left <= 0 then return {0} end
-        redis.call('SET', t, f.g .. ' ' .. f.d .. ' p ' .. string.format('%d', left) .. ' ' .. f.a .. ' ' .. f.o)
-        redis.call('PUBLISH', P .. ':own', 'p ' .. f.g .. ' ' .. string.format('%d', left) .. ' ' .. f.o .. ' ' .. key)
-        return {1, f.g, left, f.o}
+        local K = string.format('%d', tonumber(f.k) + 1)
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' p ' .. string.format('%d', left) .. ' ' .. f.a .. ' ' .. K .. ' ' .. f.o)
+        redis.call('PUBLISH', P .. ':own', 'p ' .. f.g .. ' ' .. K .. ' ' .. string.format('%d', left) .. ' ' .. f.o .. ' ' .. key)
+        return {1, f.g, left, f.o, K}
         """)
 
-    /// arg: key. Answers {now, 1, generation, deadline, owner} or {now, 0}.
+    /// arg: key. Answers {now, 1, generation, deadline, owner, change} or {now, 0}.
     static let resume = RedisScript.recorded("keyspace-resume", expiry: .refreshedByEachCall, body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
         if not f or f.s ~= 'p' then return {0} end
-        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. f.o, 'PX', string.format('%d', math.max(1, math.ceil(tonumber(f.r) / 1000))))
+        local K = string.format('%d', tonumber(f.k) + 1)
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. K .. ' ' .. f.o, 'PX', string.format('%d', math.max(1, math.ceil(tonumber(f.r) / 1000))))
         local deadline = redis.call('PEXPIRETIME', t) * 1000
-        redis.call('PUBLISH', P .. ':own', 'r ' .. f.g .. ' ' .. string.format('%d', deadline) .. ' ' .. f.o .. ' ' .. key)
-        return {1, f.g, deadline, f.o}
+        redis.call('PUBLISH', P .. ':own', 'r ' .. f.g .. ' ' .. K .. ' ' .. string.format('%d', deadline) .. ' ' .. f.o .. ' ' .. key)
+        return {1, f.g, deadline, f.o, K}
         """)
 
     /// ARGV: key. Answers {1, remaining µs} or {0}. Reads only.

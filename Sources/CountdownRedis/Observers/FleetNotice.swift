@@ -10,10 +10,11 @@ struct FleetNotice: Sendable, Equatable {
         case cancelled
         /// Another observer attached.
         case replaced
-        /// Paused with `remaining` nanoseconds left.
-        case paused(remaining: Int64)
-        /// Resumed, due at `deadline` (a monotonic instant here).
-        case resumed(deadline: Int64)
+        /// Paused with `remaining` nanoseconds left; `change` numbers the countdown's pauses and
+        /// resumes, as the server counted them.
+        case paused(remaining: Int64, change: Int64)
+        /// Resumed, due at `deadline` (a monotonic instant here); `change` as for a pause.
+        case resumed(deadline: Int64, change: Int64)
     }
 
     let generation: Int64
@@ -31,10 +32,10 @@ extension FleetNotice {
         case .finished(let generation, let token): self.init(generation: generation, token: token, kind: .finished)
         case .cancelled(let generation, let token): self.init(generation: generation, token: token, kind: .cancelled)
         case .replaced(let generation, let token): self.init(generation: generation, token: token, kind: .replaced)
-        case .paused(let generation, let remaining, let token):
-            self.init(generation: generation, token: token, kind: .paused(remaining: remaining * 1000))
-        case .resumed(let generation, let deadline, let token):
-            self.init(generation: generation, token: token, kind: .resumed(deadline: clock.local(deadline)))
+        case .paused(let generation, let change, let remaining, let token):
+            self.init(generation: generation, token: token, kind: .paused(remaining: remaining * 1000, change: change))
+        case .resumed(let generation, let change, let deadline, let token):
+            self.init(generation: generation, token: token, kind: .resumed(deadline: clock.local(deadline), change: change))
         case .wake, .quit: return nil
         }
     }

@@ -21,6 +21,9 @@ struct ObservedCountdown {
     let observer: FleetObserver
     let duration: Int64
     var phase: Phase
+    /// The server's count of the countdown's pauses and resumes that `phase` reflects: a notice
+    /// of an earlier one, read late from another connection, changes nothing.
+    var change: Int64
     /// The epoch of the observer's gate: moved by every pause, so that a tick decided before
     /// one is not delivered after it.
     var epoch: UInt64 = 0

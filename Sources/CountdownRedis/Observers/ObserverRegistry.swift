@@ -21,6 +21,8 @@ struct ObserverRegistry {
         let attachSerial: Int64
         let duration: Int64
         let phase: ObservedCountdown.Phase
+        /// The pauses and resumes the server had counted when it answered.
+        let change: Int64
         /// Nanoseconds to tell the observer at once (zero: no tick; the finish is on its way).
         let told: Int64
         let observer: FleetObserver
@@ -84,7 +86,8 @@ struct ObserverRegistry {
         }
         var entry = ObservedCountdown(
             key: answer.key, generation: answer.generation, token: answer.token, attachSerial: answer.attachSerial,
-            observer: answer.observer, duration: answer.duration, phase: answer.phase, leastTold: answer.told)
+            observer: answer.observer, duration: answer.duration, phase: answer.phase, change: answer.change,
+            leastTold: answer.told)
         fileNextTick(&entry, after: now, into: &d)
         entries[answer.generation] = entry
         if !older { current[answer.key] = answer.generation }
@@ -112,13 +115,19 @@ struct ObserverRegistry {
             remove(entry)
             d.gates.append((entry.observer, .max))
             d.deliveries.append(.end(entry.observer))
-        case .paused(let remaining):
+        case .paused(let remaining, let change):
+            // A pause overtaken by a later resume (or the other way round) is stale: a member's
+            // own call is answered on its connection, another's change read from its inbox.
+            guard change > entry.change else { return }
+            entry.change = change
             entry.phase = .paused(remaining: remaining)
             entry.epoch += 1
             entry.nextTick = nil
             d.gates.append((entry.observer, entry.epoch))
             entries[entry.generation] = entry
-        case .resumed(let deadline):
+        case .resumed(let deadline, let change):
+            guard change > entry.change else { return }
+            entry.change = change
             entry.phase = .running(deadline: deadline)
             fileNextTick(&entry, after: now, into: &d)
             entries[entry.generation] = entry

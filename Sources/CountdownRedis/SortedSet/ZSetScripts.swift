@@ -14,7 +14,7 @@
 /// - `P:c:<key>`: a hash per countdown: `g` its generation (fleet-wide serial), `d` its duration
 ///   (µs), `s` `r` running or `p` paused, `dl` its deadline or `r` its frozen remaining time, `o`
 ///   its observer's token (`<member>/<serial>`: the last attached anywhere), `a` how many
-///   attached since the start;
+///   attached since the start, `k` how many times it was paused or resumed (its change number);
 /// - `P:p`: the set of paused keys (the running ones are `P:d`'s members);
 /// - `P:seq`: the generation counter;
 /// - `P:m`: the members (schedulers) seen, by the server's time of their last claim (one a
@@ -23,7 +23,7 @@
 /// - `P:i:<member>`: a member's inbox, a list of what happened to a countdown whose observer it
 ///   holds, each addressed to that observer's token: `f g token key` (finished, claimed
 ///   elsewhere), `x g token key` (cancelled), `l g token key` (another observer attached),
-///   `p g remaining token key` (paused), `r g deadline token key` (resumed); and `w deadline`
+///   `p g k remaining token key` (paused), `r g k deadline token key` (resumed); and `w deadline`
 ///   wake-ups. Read into `P:w:<member>` (``InboxReader``); both kept a minute while nobody reads;
 /// - `P:a:<member>:<role>`: the call records (``CallRecord``).
 ///
@@ -68,19 +68,19 @@ enum ZSetScripts {
 
     /// arg: owner token, key, duration µs, capacity (-1: none), attach only (1/0).
     /// Answers {now, 0 started | 1 attached | 2 over capacity | 3 nothing to attach,
-    /// generation, duration, 'r'/'p', deadline, remaining, attach serial}: the serial orders the
-    /// observers of one countdown as the server saw them attach (0 for the starter's).
+    /// generation, duration, 'r'/'p', deadline, remaining, attach serial, change}: the serial orders
+    /// the observers of one countdown as the server saw them attach (0 for the starter's).
     static let start = RedisScript.recorded("start", body: """
         local owner, key = arg[1], arg[2]
         local h = P .. ':c:' .. key
-        local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a')
+        local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a', 'k')
         if v[1] then
           local a = tonumber(v[7]) + 1
           redis.call('HSET', h, 'o', owner, 'a', string.format('%d', a))
         \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
           local left
           if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
-          return {1, v[1], v[2], v[3], v[4] or 0, left, a}
+          return {1, v[1], v[2], v[3], v[4] or 0, left, a, v[8]}
         end
         if arg[5] == '1' then return {3} end
         local capacity = tonumber(arg[4])
@@ -90,9 +90,9 @@ enum ZSetScripts {
         local deadline = n + d
         local DL = string.format('%d', deadline)
         \(wakeIfEarliest("deadline", "DL"))
-        redis.call('HSET', h, 'g', string.format('%d', g), 'd', arg[3], 's', 'r', 'dl', DL, 'o', owner, 'a', '0')
+        redis.call('HSET', h, 'g', string.format('%d', g), 'd', arg[3], 's', 'r', 'dl', DL, 'o', owner, 'a', '0', 'k', '0')
         redis.call('ZADD', P .. ':d', DL, key)
-        return {0, g, d, 'r', deadline, d, 0}
+        return {0, g, d, 'r', deadline, d, 0, 0}
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
@@ -108,39 +108,41 @@ enum ZSetScripts {
         return {1, v[1], v[2]}
         """)
 
-    /// arg: key. Answers {now, 1, generation, remaining µs, owner} or {now, 0}: unknown, paused
-    /// already, or due (its finish is on its way).
+    /// arg: key. Answers {now, 1, generation, remaining µs, owner, change} or {now, 0}: unknown,
+    /// paused already, or due (its finish is on its way).
     static let pause = RedisScript.recorded("pause", body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
-        local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o')
+        local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o', 'k')
         if not v[1] or v[2] ~= 'r' then return {0} end
         local left = tonumber(v[3]) - n
         if left <= 0 then return {0} end
         local LEFT = string.format('%d', left)
-        redis.call('HSET', h, 's', 'p', 'r', LEFT)
+        local K = string.format('%d', tonumber(v[5]) + 1)
+        redis.call('HSET', h, 's', 'p', 'r', LEFT, 'k', K)
         redis.call('HDEL', h, 'dl')
         redis.call('ZREM', P .. ':d', key)
         redis.call('SADD', P .. ':p', key)
-        \(tell("v[4]", "'p ' .. v[1] .. ' ' .. LEFT .. ' ' .. v[4] .. ' ' .. key"))
-        return {1, v[1], left, v[4]}
+        \(tell("v[4]", "'p ' .. v[1] .. ' ' .. K .. ' ' .. LEFT .. ' ' .. v[4] .. ' ' .. key"))
+        return {1, v[1], left, v[4], K}
         """)
 
-    /// arg: key. Answers {now, 1, generation, deadline, owner} or {now, 0}.
+    /// arg: key. Answers {now, 1, generation, deadline, owner, change} or {now, 0}.
     static let resume = RedisScript.recorded("resume", body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
-        local v = redis.call('HMGET', h, 'g', 's', 'r', 'o')
+        local v = redis.call('HMGET', h, 'g', 's', 'r', 'o', 'k')
         if not v[1] or v[2] ~= 'p' then return {0} end
         local deadline = n + tonumber(v[3])
         local DL = string.format('%d', deadline)
+        local K = string.format('%d', tonumber(v[5]) + 1)
         \(wakeIfEarliest("deadline", "DL"))
-        redis.call('HSET', h, 's', 'r', 'dl', DL)
+        redis.call('HSET', h, 's', 'r', 'dl', DL, 'k', K)
         redis.call('HDEL', h, 'r')
         redis.call('SREM', P .. ':p', key)
         redis.call('ZADD', P .. ':d', DL, key)
-        \(tell("v[4]", "'r ' .. v[1] .. ' ' .. DL .. ' ' .. v[4] .. ' ' .. key"))
-        return {1, v[1], deadline, v[4]}
+        \(tell("v[4]", "'r ' .. v[1] .. ' ' .. K .. ' ' .. DL .. ' ' .. v[4] .. ' ' .. key"))
+        return {1, v[1], deadline, v[4], K}
         """)
 
     /// ARGV: key. Answers {1, remaining µs} or {0}. Reads only.

@@ -37,11 +37,11 @@ struct ObserverRegistryTests {
 
     static func answer(
         _ token: String, generation: Int64 = 7, serial: Int64 = 0, deadline: Int64 = 10 * second, told: Int64 = 10 * second,
-        key: String = "sms-code:+8613812345678", observer: FleetObserver
+        change: Int64 = 0, key: String = "sms-code:+8613812345678", observer: FleetObserver
     ) -> ObserverRegistry.Answer {
         ObserverRegistry.Answer(
             key: key, generation: generation, token: token, attachSerial: serial, duration: 10 * second,
-            phase: .running(deadline: deadline), told: told, observer: observer)
+            phase: .running(deadline: deadline), change: change, told: told, observer: observer)
     }
 
     @Test("a replacement that overtakes the answer is kept: the observer hears its first tick, then nothing, and is let go")
@@ -77,8 +77,8 @@ struct ObserverRegistryTests {
         var f = Fixture()
         let a = FleetObserver { _ in }
         _ = f.registry.expect("m/1")
-        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second)), now: 0, into: &f.decisions)
-        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .resumed(deadline: 12 * Self.second)), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second, change: 1)), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .resumed(deadline: 12 * Self.second, change: 2)), now: 0, into: &f.decisions)
         f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
         #expect(f.registry.entries[7]?.phase == .running(deadline: 12 * Self.second))
         let filed = f.decisions.ticks.last
@@ -86,6 +86,24 @@ struct ObserverRegistryTests {
         f.registry.tick(generation: 7, instant: 3 * Self.second, now: 3 * Self.second, into: &f.decisions)
         f.deliver([ObjectIdentifier(a): "a"])
         #expect(f.heard["a"] == ["told 10", "tick 9"])
+    }
+
+    @Test("a pause made here, answered before another member's earlier pause and resume are read, stands: they change nothing")
+    func staleChangesAfterOwnPause() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }
+        _ = f.registry.expect("m/1")
+        f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
+        // Another member paused (1) and resumed (2); this member's pause (3) is answered first.
+        let second = Self.second
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 8 * second, change: 3)), now: 2 * second, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * second, change: 1)), now: 2 * second, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .resumed(deadline: 11 * second, change: 2)), now: 2 * second, into: &f.decisions)
+        #expect(f.registry.entries[7]?.phase == .paused(remaining: 8 * second), "a stale notice moved the phase")
+        #expect(f.registry.entries[7]?.nextTick == nil, "a tick is filed for a paused countdown")
+        f.registry.tick(generation: 7, instant: 3 * second, now: 3 * second, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a"])
+        #expect(f.heard["a"] == ["told 10"], "the paused observer heard a tick")
     }
 
     @Test("a finish claimed before the answer is observed is heard after the first tick, once")
@@ -118,7 +136,7 @@ struct ObserverRegistryTests {
     func abandonedCall() {
         var f = Fixture()
         _ = f.registry.expect("m/1")
-        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: Self.second)), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: Self.second, change: 1)), now: 0, into: &f.decisions)
         f.registry.abandon("m/1")
         #expect(f.registry.awaitedCount == 0)
         #expect(f.decisions.deliveries.isEmpty && f.decisions.gates.isEmpty)
@@ -145,7 +163,7 @@ struct ObserverRegistryTests {
         _ = f.registry.expect("m/1")
         f.registry.observe(Self.answer("m/1", observer: a), now: 0, into: &f.decisions)
         f.registry.tick(generation: 7, instant: Self.second, now: Self.second, into: &f.decisions)
-        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second)), now: Self.second, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .paused(remaining: 9 * Self.second, change: 1)), now: Self.second, into: &f.decisions)
         f.registry.receive(FleetNotice(generation: 7, token: "m/1", kind: .finished), now: Self.second, into: &f.decisions)
         f.deliver([ObjectIdentifier(a): "a"])
         #expect(f.heard["a"] == ["told 10", "finish"])

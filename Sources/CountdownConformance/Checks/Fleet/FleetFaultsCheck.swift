@@ -1,10 +1,10 @@
 import Countdown
 
 /// The `fleet.faults` check: the race of `fleet.race`, with the members connected through the
-/// suite's ``FaultProxy``: every sixth answer of each connection closed before the client reads
-/// it (the call was made, its answer lost: a call, a claim, a blocking read alike), every
-/// connection reset once mid-race. Every call must be
-/// safe to send again: judged as `fleet.race` judges, nothing lost, doubled or held.
+/// suite's ``FaultProxy``: about one answer in six of each connection closed before the client
+/// reads it, at random gaps so that every call of a client's loop is hit (the call was made, its
+/// answer lost: a call, a claim, a blocking read alike), every connection reset once mid-race.
+/// Every call must be safe to send again: judged as `fleet.race` judges, nothing lost, doubled or held.
 enum FleetFaultsCheck {
     static let check = ConformanceCheck(
         "fleet.faults", .contract,
