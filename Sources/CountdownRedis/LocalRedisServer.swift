@@ -97,8 +97,15 @@ package final class LocalRedisServer: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of ours: a pipe to a fleet member inherited by the server would keep its
+        // write end open after the member is killed, and whoever reads it would wait for an end
+        // of file that comes only with the server (seen: every fleet trial of a test run hung
+        // once the cluster's six servers were started beside them); an inherited socket would
+        // keep a connection the proxy closed open.
+        _ = closeFrom?(&actions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         // The spawning thread may block signals (libdispatch's workers block most): the child
@@ -112,7 +119,11 @@ package final class LocalRedisServer: Sendable {
         var all = sigset_t()
         sigfillset(&all)
         posix_spawnattr_setsigdefault(&attributes, &all)
+        #if canImport(Darwin)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        #endif
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard status == 0 else {
@@ -177,6 +188,19 @@ package final class LocalRedisServer: Sendable {
         return false
     }
 }
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module leaves out: looked up at run time, so that an older C library still links (its
+/// servers then inherit the process's descriptors). Darwin closes them with
+/// `POSIX_SPAWN_CLOEXEC_DEFAULT` instead.
+private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+    #if canImport(Glibc)
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    #else
+    return nil
+    #endif
+}()
+
 /// The server's process, spawned and reaped here rather than through Foundation's `Process`,
 /// whose `waitUntilExit` spins a run loop that never hears the exit once the test process is
 /// itself exiting (seen: an `atexit` stop that spun a core).

@@ -69,7 +69,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     /// - Parameters:
     ///   - endpoint: the Redis server (7.0 or later).
     ///   - namespace: schedulers on the same server and namespace share their countdowns.
-    ///   - strategy: a sorted set of deadlines (``RedisStrategy/sortedSet(tolerance:)``, the
+    ///   - strategy: a sorted set of deadlines (``RedisStrategy/sortedSet(tolerance:shards:)``, the
     ///     default and the recommended one) or keyspace notifications (measured, not recommended).
     ///   - tickInterval: `T`, how often a running countdown ticks where its observer is.
     ///   - capacity: the most countdowns the fleet runs at once under this namespace (nil: no
@@ -102,9 +102,13 @@ public final class RedisCountdownScheduler: CountdownScheduler {
             capacity: strategy.takesCapacity ? capacity : nil,
             deliveryQueue: deliveryQueue, label: "countdown.redis")
         switch strategy {
-        case .sortedSet(let tolerance):
+        case .sortedSet(let tolerance, let shards):
             try settings.validate(tolerance: tolerance)
-            engine = try ZSetEngine(endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, defects: defects)
+            guard (1...64).contains(shards) else {
+                throw .invalidConfiguration("the sorted set's shards, \(shards), are not between 1 and 64")
+            }
+            engine = try ZSetEngine(
+                endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, shards: shards, defects: defects)
         case .keyspaceNotifications:
             engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings)
         }

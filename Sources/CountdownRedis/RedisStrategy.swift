@@ -17,7 +17,15 @@ public enum RedisStrategy: Sendable, Hashable {
     ///
     /// `tolerance`: how late a finish may come by design so that finishes due close together
     /// share a claim; never early.
-    case sortedSet(tolerance: Duration = .zero)
+    ///
+    /// `shards`: over how many hash tags the namespace's countdowns are spread (1 to 64), each
+    /// with its own sorted set, inboxes and claimer thread per member. Redis runs one script at a
+    /// time per node, and a hash tag is one slot, on one node: with one shard the whole fleet's
+    /// starts are paid by one Redis core. On a Redis Cluster of S masters, S shards put one on
+    /// each. A key's shard is a stable hash of the key, the same in every member; every member of
+    /// a namespace must use the same number. With a `capacity`, each shard takes an even share of
+    /// it, rounded up: a start may be refused while other shards have room.
+    case sortedSet(tolerance: Duration = .zero, shards: Int = 1)
 
     /// As the tutorials build it: `SET key … PX ms` per countdown, and a subscriber on
     /// `__keyevent@<db>__:expired` that hears the end. Redis sends that event when it *deletes*
@@ -32,11 +40,11 @@ public enum RedisStrategy: Sendable, Hashable {
     /// Measured and judged, not recommended.
     case keyspaceNotifications
 
-    /// The command-line variant: `zset`, `zset~10ms`, `keyspace`.
+    /// The command-line variant: `zset`, `zset~10ms`, `zset*3` (three shards), `keyspace`.
     public var variant: String {
         switch self {
-        case .sortedSet(let tolerance):
-            tolerance > .zero ? "zset~\(Self.compact(tolerance))" : "zset"
+        case .sortedSet(let tolerance, let shards):
+            (tolerance > .zero ? "zset~\(Self.compact(tolerance))" : "zset") + (shards > 1 ? "*\(shards)" : "")
         case .keyspaceNotifications:
             "keyspace"
         }
@@ -52,12 +60,14 @@ public enum RedisStrategy: Sendable, Hashable {
         capacity: Int? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
     ) -> CountdownProfile {
         switch self {
-        case .sortedSet(let tolerance):
+        case .sortedSet(let tolerance, let shards):
             CountdownProfile(
                 name: "redis", variant: variant,
                 mechanism: "deadlines in a Redis sorted set, each operation one Lua script timed by the server's clock; "
                     + "a thread per member sleeps to the earliest deadline and claims what is due with one script; ticks computed where the observer is",
-                threads: "three per scheduler (its ticks, its claimer, its inbox reader), whatever the count; and Redis'",
+                threads: shards > 1
+                    ? "\(1 + 2 * shards) per scheduler (its ticks, a claimer and an inbox reader per shard), whatever the count; and Redis'"
+                    : "three per scheduler (its ticks, its claimer, its inbox reader), whatever the count; and Redis'",
                 suspension: .keepsDeadline, wallClockJump: .immune, drift: .bounded, slowObserver: .delaysDeliveryOnly,
                 capacity: capacity, maximumDuration: maximumDuration, tolerance: tolerance, sharing: .fleet)
         case .keyspaceNotifications:

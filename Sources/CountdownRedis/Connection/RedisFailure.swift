@@ -35,11 +35,17 @@ enum RedisFailure: Error, Sendable, CustomStringConvertible {
         if case .connection = self { true } else { false }
     }
 
-    /// The server is starting and loading its data (`LOADING`), or is busy with a long script
-    /// (`BUSY`): it will answer once it is done, so the call waits and is sent again.
+    /// The server is starting and loading its data (`LOADING`), is busy with a long script
+    /// (`BUSY`), or is a cluster's node whose cluster is electing a new master (`CLUSTERDOWN`) or
+    /// whose slot is being moved (`TRYAGAIN`, `ASK`): it will answer once it is done, so the call
+    /// waits and is sent again. An `ASK` is waited out, not followed: a script names its
+    /// shard's tag, a key that never exists, so the node moving the slot sends every script to
+    /// the importing node, where the shard's keys not yet moved would be missing; once the slot
+    /// has moved, `MOVED` sends the call where all of them are.
     var isTransient: Bool {
         guard case .server(let text) = self else { return false }
-        return text.hasPrefix("LOADING") || text.hasPrefix("BUSY") || text.hasPrefix("TRYAGAIN")
+        return text.hasPrefix("LOADING") || text.hasPrefix("BUSY") || text.hasPrefix("TRYAGAIN") || text.hasPrefix("CLUSTERDOWN")
+            || text.hasPrefix("ASK ")
     }
 
     static func reason(ofServerError text: String) -> UnavailableReason {

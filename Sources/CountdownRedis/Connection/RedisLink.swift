@@ -37,6 +37,9 @@ final class RedisLink: Sendable {
 
     private struct Slot {
         var connection: RedisConnection?
+        /// Where the calls go once a cluster said the slot lives there (`MOVED`); nil: the
+        /// endpoint's own address.
+        var node: RedisEndpoint?
         /// Each script's digest, from `SCRIPT LOAD`.
         var digests: [String: String] = [:]
         /// The serial of the next recorded call.
@@ -74,7 +77,7 @@ final class RedisLink: Sendable {
     func pipeline(_ commands: [[String]]) throws(RedisFailure) -> [RedisReply] {
         try withConnection { (_: inout Slot, connection: RedisConnection) throws(RedisFailure) in
             let replies = try connection.pipeline(commands)
-            for case .error(let text) in replies where RedisFailure.server(text).isTransient { throw .server(text) }
+            for case .error(let text) in replies where Self.resendable(text) { throw .server(text) }
             return replies
         }
     }
@@ -125,11 +128,14 @@ final class RedisLink: Sendable {
 
     /// Runs `body` on the open connection, or a new one; sends it again on a new connection
     /// while the failure is the connection's (or the server's transient one) and patience lasts.
+    /// A cluster's `MOVED` is followed at once, up to five times a call, for good: the link's
+    /// calls go to that node from now on.
     private func retrying<T: Sendable>(
         _ s: inout Slot, _ body: (inout Slot, RedisConnection) throws(RedisFailure) -> T
     ) throws(RedisFailure) -> T {
         let began = SystemClocks.monotonic()
         var pause: UInt32 = 5_000
+        var redirects = 0
         while true {
             do {
                 let connection: RedisConnection
@@ -137,14 +143,24 @@ final class RedisLink: Sendable {
                     connection = open
                 } else {
                     s.connection = nil
-                    // At most a second to connect, so that attempts fit in a second's patience.
-                    connection = try RedisConnection(endpoint, timeout: min(endpoint.connectTimeout, .seconds(1)), commandTimeout: commandTimeout)
+                    connection = try connect(s.node ?? endpoint)
                     s.connection = connection
                 }
                 return try body(&s, connection)
             } catch {
+                if let redirect = ClusterRedirect(error), redirect.kind == .moved, redirects < 5 {
+                    redirects += 1
+                    s.node = endpoint.at(redirect.address)
+                    s.connection = nil
+                    continue
+                }
                 guard error.isConnection || error.isTransient else { throw error }
-                if error.isConnection { s.connection = nil }
+                if error.isConnection {
+                    // A node the slot moved to may be gone (a master killed, its replica
+                    // promoted): the endpoint, the seed, is asked again and redirects.
+                    s.connection = nil
+                    s.node = nil
+                }
                 switch patience {
                 case .within(let limit):
                     guard SystemClocks.monotonic() - began < UInt64(limit.nanoseconds) else { throw error }
@@ -157,10 +173,21 @@ final class RedisLink: Sendable {
         }
     }
 
-    /// A reply that is an error the server may answer differently soon is thrown, to be resent.
+    /// A new connection to `node`: at most a second to connect, so that attempts fit in a
+    /// second's patience.
+    private func connect(_ node: RedisEndpoint) throws(RedisFailure) -> RedisConnection {
+        try RedisConnection(node, timeout: min(node.connectTimeout, .seconds(1)), commandTimeout: commandTimeout)
+    }
+
+    /// A reply that is an error the server may answer differently soon, or elsewhere (a
+    /// cluster's `MOVED`), is thrown, to be resent.
     private static func checked(_ reply: RedisReply) throws(RedisFailure) -> RedisReply {
-        if case .error(let text) = reply, RedisFailure.server(text).isTransient { throw .server(text) }
+        if case .error(let text) = reply, Self.resendable(text) { throw .server(text) }
         return reply
+    }
+
+    private static func resendable(_ text: String) -> Bool {
+        RedisFailure.server(text).isTransient || ClusterRedirect(text) != nil
     }
 
     private static func evaluate(
@@ -175,7 +202,7 @@ final class RedisLink: Sendable {
             let reloaded = try Self.digest(script, &s, c)
             replies = try c.pipeline(calls.map { ["EVALSHA", reloaded, String(keys.count)] + keys + $0 })
         }
-        for case .error(let text) in replies where RedisFailure.server(text).isTransient { throw .server(text) }
+        for case .error(let text) in replies where Self.resendable(text) { throw .server(text) }
         return replies
     }
 

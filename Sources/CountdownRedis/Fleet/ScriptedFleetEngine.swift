@@ -17,16 +17,17 @@ struct FleetScripts: Sendable {
 /// (the observer may be here, or elsewhere: then the registry drops it).
 protocol ScriptedFleetEngine: FleetEngine {
     var scripts: FleetScripts { get }
-    /// Runs one of the strategy's scripts on the callers' connection.
-    func run(_ script: RedisScript, _ arguments: [String]) throws(CountdownError) -> RedisReply
-    /// A countdown runs again and is due at `deadline` (monotonic): the claimer looks then.
-    func resumed(dueAt deadline: Int64)
+    /// Runs one of the strategy's scripts about `key` (canonical) on the callers' connection.
+    func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply
+    /// The countdown under `key` runs again and is due at `deadline` (monotonic): its claimer looks then.
+    func resumed(key: String, dueAt deadline: Int64)
 }
 
 extension ScriptedFleetEngine {
     func cancel(key: String) throws(CountdownError) -> Bool {
         guard !key.isEmpty, !watch.isStopped else { return false }
-        let reply = try run(scripts.cancel, [canonicalKey(key)]).elements
+        let key = canonicalKey(key)
+        let reply = try run(scripts.cancel, key: key, [key]).elements
         guard reply.count >= 4, reply[1].int == 1, let generation = reply[2].int, let token = reply[3].text else { return false }
         watch.receive(FleetNotice(generation: generation, token: token, kind: .cancelled))
         return true
@@ -34,7 +35,8 @@ extension ScriptedFleetEngine {
 
     func pause(key: String) throws(CountdownError) -> Bool {
         guard !key.isEmpty, !watch.isStopped else { return false }
-        let reply = try run(scripts.pause, [canonicalKey(key)]).elements
+        let key = canonicalKey(key)
+        let reply = try run(scripts.pause, key: key, [key]).elements
         guard reply.count >= 6, reply[1].int == 1, let generation = reply[2].int, let left = reply[3].int,
               let token = reply[4].text, let change = reply[5].int else { return false }
         watch.receive(FleetNotice(generation: generation, token: token, kind: .paused(remaining: left * 1000, change: change)))
@@ -43,19 +45,21 @@ extension ScriptedFleetEngine {
 
     func resume(key: String) throws(CountdownError) -> Bool {
         guard !key.isEmpty, !watch.isStopped else { return false }
-        let reply = try run(scripts.resume, [canonicalKey(key)]).elements
+        let key = canonicalKey(key)
+        let reply = try run(scripts.resume, key: key, [key]).elements
         let received = LocalWatch.now()
         guard reply.count >= 6, let now = reply[0].int, reply[1].int == 1, let generation = reply[2].int,
               let deadline = reply[3].int, let token = reply[4].text, let change = reply[5].int else { return false }
         let local = ServerClock.local(deadline, serverNow: now, receivedAt: received)
         watch.receive(FleetNotice(generation: generation, token: token, kind: .resumed(deadline: local, change: change)))
-        resumed(dueAt: local)
+        resumed(key: key, dueAt: local)
         return true
     }
 
     func remaining(key: String) throws(CountdownError) -> Duration? {
         guard !key.isEmpty, !watch.isStopped else { return nil }
-        let reply = try run(scripts.remaining, [canonicalKey(key)]).elements
+        let key = canonicalKey(key)
+        let reply = try run(scripts.remaining, key: key, [key]).elements
         guard reply.first?.int == 1, reply.count >= 2, let left = reply[1].int else { return nil }
         return .microseconds(left)
     }

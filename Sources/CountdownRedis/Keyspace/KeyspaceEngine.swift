@@ -107,7 +107,7 @@ final class KeyspaceEngine: ScriptedFleetEngine {
         let key = canonicalKey(key)
         let received: Int64, answer: StartAnswer
         do throws(CountdownError) {
-            answer = try StartAnswer(run(KeyspaceScripts.start, [token, key, String(micros), attachOnly ? "1" : "0"]))
+            answer = try StartAnswer(run(KeyspaceScripts.start, key: key, [token, key, String(micros), attachOnly ? "1" : "0"]))
             received = LocalWatch.now()
         } catch {
             watch.abandon(token)
@@ -132,9 +132,9 @@ final class KeyspaceEngine: ScriptedFleetEngine {
         if let notice = FleetNotice(message, clock: clock) { watch.receive(notice) }
     }
 
-    func resumed(dueAt deadline: Int64) {}
+    func resumed(key: String, dueAt deadline: Int64) {}
 
-    func run(_ script: RedisScript, _ arguments: [String]) throws(CountdownError) -> RedisReply {
+    func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply {
         if let fault = subscriber.fault { throw fault }
         do {
             return try calls.run(script, keys: [prefix], arguments: arguments)

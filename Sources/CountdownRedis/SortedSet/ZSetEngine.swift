@@ -6,63 +6,78 @@ import Foundation
 import Synchronization
 
 /// The sorted-set strategy's engine: the scripts' answers turned into what this member's
-/// observers hear. Three connections: the callers' (one call at a time), the claimer's and the
-/// inbox reader's (each a thread's own), so that a blocking pop or a claim never waits behind a
-/// caller, and no caller behind them.
+/// observers hear. A call goes to its key's shard (``ZSetShards``); each shard has a claimer and
+/// an inbox reader of its own, each a thread with its own connection, so that a blocking pop or
+/// a claim never waits behind a caller, and no caller behind them. The callers share one
+/// connection per shard, one call at a time; on a Redis Cluster each connection follows its
+/// shard's slot to the node that holds it (``ClusterRedirect``).
 final class ZSetEngine: ScriptedFleetEngine {
     let settings: SchedulerSettings
     let watch: LocalWatch
     /// This member's name in the fleet: random, new for every scheduler.
     let member: String
-    /// `{namespace}`: the hash tag keeps every key of the namespace on one cluster slot.
-    private let prefix: String
-    private let calls: RedisLink
-    private let claimer: ZSetClaimer
-    private let inbox: InboxReader
+    /// The namespace's hash tags: every key of one shard on one cluster slot.
+    private let shards: ZSetShards
+    /// The callers' connection to each shard.
+    private let calls: [RedisLink]
+    private let claimers: [ZSetClaimer]
+    private let inboxes: [InboxReader]
+    /// What each shard takes of the capacity (nil: no limit).
+    private let shardCapacity: Int?
     private let clock: ServerClock
     private let observerSerial = Atomic<Int64>(0)
     let unavailableCalls = Atomic<Int>(0)
     let scripts = FleetScripts(cancel: ZSetScripts.cancel, pause: ZSetScripts.pause, resume: ZSetScripts.resume, remaining: ZSetScripts.remaining)
 
     init(
-        endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration, defects: FleetDefects = []
+        endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration, shards: Int = 1,
+        defects: FleetDefects = []
     ) throws(CountdownError) {
         self.settings = settings
-        prefix = "{\(namespace)}"
+        let layout = ZSetShards(namespace: namespace, count: shards)
+        self.shards = layout
+        // Each shard counts its own countdowns: an even share of the capacity, rounded up.
+        shardCapacity = settings.capacity.map { ($0 + layout.count - 1) / layout.count }
         let member = newMemberName()
         self.member = member
         let watch = LocalWatch(tick: settings.tickInterval, queue: settings.deliveryQueue, defects: defects)
         self.watch = watch
-        let claims: RedisLink, inboxLink: RedisLink
+        let clock = ServerClock()
+        self.clock = clock
+        var calls: [RedisLink] = [], claimers: [ZSetClaimer] = [], inboxes: [InboxReader] = []
         do {
-            calls = try RedisLink(endpoint, client: "\(member):calls", defects: defects)
-            // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
-            claims = try RedisLink(
-                endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
-            // Its reads block for a second (`BLMOVE … 1`): they wait longer than that for an answer.
-            inboxLink = try RedisLink(
-                endpoint, client: "\(member):inbox", commandTimeout: .custom(max(endpoint.commandTimeout, .seconds(3))), patience: .within(.zero))
+            for prefix in layout.prefixes {
+                calls.append(try RedisLink(endpoint, client: "\(member):calls", defects: defects))
+                // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
+                let claims = try RedisLink(
+                    endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
+                // Its reads block for a second (`BLMOVE … 1`): they wait longer than that for an answer.
+                let inboxLink = try RedisLink(
+                    endpoint, client: "\(member):inbox", commandTimeout: .custom(max(endpoint.commandTimeout, .seconds(3))),
+                    patience: .within(.zero))
+                let claimer = ZSetClaimer(
+                    link: claims, prefix: prefix, tolerance: tolerance,
+                    heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : .seconds(1), clock: clock
+                ) { generation, token in
+                    watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
+                }
+                claimers.append(claimer)
+                inboxes.append(InboxReader(
+                    link: inboxLink, box: "\(prefix):i:\(member)", processing: "\(prefix):w:\(member)",
+                    handle: { messages in
+                        for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
+                    },
+                    stopped: { watch.isStopped }, defects: defects))
+            }
         } catch {
             throw error.countdownError
         }
-        let clock = ServerClock()
-        self.clock = clock
-        let claimer = ZSetClaimer(
-            link: claims, prefix: prefix, tolerance: tolerance, heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : .seconds(1),
-            clock: clock
-        ) { generation, token in
-            watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
-        }
-        self.claimer = claimer
-        inbox = InboxReader(
-            link: inboxLink, box: "\(prefix):i:\(member)", processing: "\(prefix):w:\(member)",
-            handle: { messages in
-                for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
-            },
-            stopped: { watch.isStopped }, defects: defects)
+        self.calls = calls
+        self.claimers = claimers
+        self.inboxes = inboxes
         watch.startTicks(name: "cd-redis-ticks")
-        claimer.start(name: "cd-redis-claim")
-        inbox.start(name: "cd-redis-inbox")
+        for (index, claimer) in claimers.enumerated() { claimer.start(name: layout.count > 1 ? "cd-redis-claim\(index)" : "cd-redis-claim") }
+        for (index, inbox) in inboxes.enumerated() { inbox.start(name: layout.count > 1 ? "cd-redis-inbox\(index)" : "cd-redis-inbox") }
     }
 
     // MARK: Calls
@@ -72,44 +87,45 @@ final class ZSetEngine: ScriptedFleetEngine {
         let token = try expect()
         let reply: RedisReply
         do {
-            reply = try calls.run(ZSetScripts.start, keys: [prefix], arguments: startArguments(key, duration, token, attachOnly: false))
+            reply = try run(ZSetScripts.start, key: canonicalKey(key), startArguments(key, duration, token, attachOnly: false))
         } catch {
             watch.abandon(token)
-            throw error.countdownError
+            throw error
         }
         return try started(reply, key: key, token: token, duration: duration, observer: observer)
     }
 
     func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>] {
         var results = [Result<CountdownStart, CountdownError>?](repeating: nil, count: batch.count)
-        var sent: [(index: Int, token: String)] = []
-        var arguments: [[String]] = []
+        // Each shard's starts in one pipeline on its connection; one that fails fails its own.
+        var sent = [[(index: Int, token: String, arguments: [String])]](repeating: [], count: shards.count)
         for (index, (key, duration, _)) in batch.enumerated() {
             do throws(CountdownError) {
                 try settings.validate(key: key, duration: duration)
                 let token = try expect()
-                sent.append((index, token))
-                arguments.append(startArguments(key, duration, token, attachOnly: false))
+                sent[shards.index(of: canonicalKey(key))].append((index, token, startArguments(key, duration, token, attachOnly: false)))
             } catch {
                 results[index] = .failure(error)
             }
         }
-        do {
-            let replies = try calls.runMany(ZSetScripts.start, keys: [prefix], arguments: arguments)
-            for ((index, token), reply) in zip(sent, replies) {
-                if case .error(let text) = reply {
+        for (shard, starts) in sent.enumerated() where !starts.isEmpty {
+            do {
+                let replies = try calls[shard].runMany(ZSetScripts.start, keys: [shards.prefixes[shard]], arguments: starts.map(\.arguments))
+                for ((index, token, _), reply) in zip(starts, replies) {
+                    if case .error(let text) = reply {
+                        watch.abandon(token)
+                        results[index] = .failure(RedisFailure.server(text).countdownError)
+                        continue
+                    }
+                    results[index] = Result { () throws(CountdownError) in
+                        try started(reply, key: batch[index].0, token: token, duration: batch[index].1, observer: batch[index].2)
+                    }
+                }
+            } catch {
+                for (index, token, _) in starts {
                     watch.abandon(token)
-                    results[index] = .failure(RedisFailure.server(text).countdownError)
-                    continue
+                    results[index] = .failure(error.countdownError)
                 }
-                results[index] = Result { () throws(CountdownError) in
-                    try started(reply, key: batch[index].0, token: token, duration: batch[index].1, observer: batch[index].2)
-                }
-            }
-        } catch {
-            for (index, token) in sent {
-                watch.abandon(token)
-                results[index] = .failure(error.countdownError)
             }
         }
         return results.map { $0! }
@@ -121,10 +137,10 @@ final class ZSetEngine: ScriptedFleetEngine {
         let token = try expect()
         let reply: RedisReply
         do {
-            reply = try calls.run(ZSetScripts.start, keys: [prefix], arguments: startArguments(key, .nanoseconds(1), token, attachOnly: true))
+            reply = try run(ZSetScripts.start, key: canonicalKey(key), startArguments(key, .nanoseconds(1), token, attachOnly: true))
         } catch {
             watch.abandon(token)
-            throw error.countdownError
+            throw error
         }
         guard case .attached(let remaining) = try started(reply, key: key, token: token, duration: .zero, observer: observer)
         else { return nil }
@@ -133,23 +149,30 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     func activeKeys() throws(CountdownError) -> [String] {
         guard !watch.isStopped else { return [] }
-        let replies = try pipeline([["ZRANGE", "\(prefix):d", "0", "-1"], ["SMEMBERS", "\(prefix):p"]])
-        return replies.flatMap { $0.elements.compactMap(\.text) }
+        var keys: [String] = []
+        for (shard, prefix) in shards.prefixes.enumerated() {
+            let replies = try pipeline(shard, [["ZRANGE", "\(prefix):d", "0", "-1"], ["SMEMBERS", "\(prefix):p"]])
+            keys += replies.flatMap { $0.elements.compactMap(\.text) }
+        }
+        return keys
     }
 
     func activeCount() throws(CountdownError) -> Int {
         guard !watch.isStopped else { return 0 }
-        let replies = try pipeline([["ZCARD", "\(prefix):d"], ["SCARD", "\(prefix):p"]])
-        return replies.reduce(0) { $0 + Int($1.int ?? 0) }
+        var count = 0
+        for (shard, prefix) in shards.prefixes.enumerated() {
+            count += try pipeline(shard, [["ZCARD", "\(prefix):d"], ["SCARD", "\(prefix):p"]]).reduce(0) { $0 + Int($1.int ?? 0) }
+        }
+        return count
     }
 
     func shutdown() {
         guard !watch.isStopped else { return }
         watch.shutdown()
-        claimer.stop()
-        // Wakes the inbox reader's blocking move, so that its thread ends now rather than at the
-        // move's timeout.
-        _ = try? calls.call(["RPUSH", "\(prefix):i:\(member)", "q"])
+        for claimer in claimers { claimer.stop() }
+        // Wakes the inbox readers' blocking moves, so that their threads end now rather than at
+        // the moves' timeout.
+        for (link, prefix) in zip(calls, shards.prefixes) { _ = try? link.call(["RPUSH", "\(prefix):i:\(member)", "q"]) }
     }
 
     // MARK: Answers
@@ -165,7 +188,11 @@ final class ZSetEngine: ScriptedFleetEngine {
         // Whole microseconds, rounded up: the server's clock counts them, and a countdown must
         // never end early.
         let micros = (duration.nanoseconds + 999) / 1000
-        return [token, canonicalKey(key), String(micros), String(settings.capacity ?? -1), attachOnly ? "1" : "0"]
+        let key = canonicalKey(key)
+        return [
+            token, key, String(micros), String(shardCapacity ?? -1), attachOnly ? "1" : "0", String(shards.count),
+            String(shards.index(of: key)),
+        ]
     }
 
     /// A start's or attach's answer: what this member now observes, and what the caller hears.
@@ -193,7 +220,9 @@ final class ZSetEngine: ScriptedFleetEngine {
         let observation = answer.observation(
             key: canonicalKey(key), token: token, requested: requested, observer: observer, receivedAt: received)
         guard watch.observe(observation) else { throw .shutDown }
-        if answer.outcome == .started, let deadline = answer.localDeadline(receivedAt: received) { claimer.claim(at: deadline) }
+        if answer.outcome == .started, let deadline = answer.localDeadline(receivedAt: received) {
+            claimers[shards.index(of: observation.key)].claim(at: deadline)
+        }
         return answer.answer
     }
 
@@ -211,21 +240,22 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     // MARK: Calls to Redis
 
-    func resumed(dueAt deadline: Int64) { claimer.claim(at: deadline) }
+    func resumed(key: String, dueAt deadline: Int64) { claimers[shards.index(of: key)].claim(at: deadline) }
 
-    func run(_ script: RedisScript, _ arguments: [String]) throws(CountdownError) -> RedisReply {
+    func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply {
         do {
-            return try calls.run(script, keys: [prefix], arguments: arguments)
+            let shard = shards.index(of: key)
+            return try calls[shard].run(script, keys: [shards.prefixes[shard]], arguments: arguments)
         } catch {
             throw error.countdownError
         }
     }
 
-    /// Commands that read (one round trip): their replies, or the first error.
-    private func pipeline(_ commands: [[String]]) throws(CountdownError) -> [RedisReply] {
+    /// Commands that read, on one shard's connection (one round trip): their replies, or the first error.
+    private func pipeline(_ shard: Int, _ commands: [[String]]) throws(CountdownError) -> [RedisReply] {
         let replies: [RedisReply]
         do {
-            replies = try calls.pipeline(commands)
+            replies = try calls[shard].pipeline(commands)
         } catch {
             throw error.countdownError
         }

@@ -66,7 +66,9 @@ enum ZSetScripts {
         """
     }
 
-    /// arg: owner token, key, duration µs, capacity (-1: none), attach only (1/0).
+    /// arg: owner token, key, duration µs, capacity (-1: none), attach only (1/0), the number
+    /// of shards S and this one's index i: the generation is `seq · S + i`, unique fleet-wide
+    /// though each shard counts its own.
     /// Answers {now, 0 started | 1 attached | 2 over capacity | 3 nothing to attach,
     /// generation, duration, 'r'/'p', deadline, remaining, attach serial, change}: the serial orders
     /// the observers of one countdown as the server saw them attach (0 for the starter's).
@@ -86,7 +88,7 @@ enum ZSetScripts {
         local capacity = tonumber(arg[4])
         if capacity >= 0 and redis.call('ZCARD', P .. ':d') + redis.call('SCARD', P .. ':p') >= capacity then return {2} end
         local d = tonumber(arg[3])
-        local g = redis.call('INCR', P .. ':seq')
+        local g = redis.call('INCR', P .. ':seq') * tonumber(arg[6]) + tonumber(arg[7])
         local deadline = n + d
         local DL = string.format('%d', deadline)
         \(wakeIfEarliest("deadline", "DL"))

@@ -1,6 +1,6 @@
 #if Redis
 import Countdown
-import CountdownConformance
+@testable import CountdownConformance
 import CountdownSupport
 import Foundation
 import Testing
@@ -34,10 +34,12 @@ struct RedisDeploymentTests {
 
     /// A line of an ACL file: `user NAME` and the rules, the namespace being any that begins
     /// with `prefix` (the suite makes a fresh one for each scheduler).
-    static func aclUser(_ name: String, _ rules: [String], prefix: String) -> String {
-        "user \(name) " + rules.joined(separator: " ")
-            .replacingOccurrences(of: "PASSWORD", with: password)
-            .replacingOccurrences(of: "{NAMESPACE}", with: "{\(prefix)*}")
+    /// `NAMESPACE` in the rules stands for every namespace beginning with `prefix`, or for
+    /// `namespace` exactly (the patterns then say what they grant, a wildcard no more).
+    static func aclUser(_ name: String, _ rules: [String], prefix: String, namespace: String? = nil) -> String {
+        let rule = rules.joined(separator: " ").replacingOccurrences(of: "PASSWORD", with: password)
+        if let namespace { return "user \(name) " + rule.replacingOccurrences(of: "NAMESPACE", with: namespace) }
+        return "user \(name) " + rule.replacingOccurrences(of: "{NAMESPACE}", with: "{\(prefix)*}")
     }
 
     /// The suite on `strategy`, connecting as `endpoint` says, in namespaces beginning with `prefix`.
@@ -66,6 +68,8 @@ struct RedisDeploymentTests {
         try [
             "user default on >\(Self.password) ~* &* +@all",
             Self.aclUser("zset", [rules[0]], prefix: "zs"),
+            // The zset user granted one namespace exactly: its shards' tags must be granted too.
+            Self.aclUser("sharded", [rules[0]], prefix: "", namespace: "login-limits"),
             Self.aclUser("keyspace", rules, prefix: "ks"),
             // The zset user without EVALSHA: what a grant that forgot a command gets.
             Self.aclUser("noeval", [rules[0], "-evalsha"], prefix: "ne"),
@@ -78,6 +82,14 @@ struct RedisDeploymentTests {
         Self.expectPasses(Self.suite(.sortedSet(), zset, prefix: "zs").run(only: Self.checks, concurrency: 2))
         let keyspace = try RedisEndpoint(url: "redis://keyspace:\(Self.password)@\(port)")
         Self.expectPasses(Self.suite(.keyspaceNotifications, keyspace, prefix: "ks").run(only: Self.checks, concurrency: 2))
+
+        let sharded = try RedisCountdownScheduler(
+            endpoint: try RedisEndpoint(url: "redis://sharded:\(Self.password)@\(port)"), namespace: "login-limits",
+            strategy: .sortedSet(shards: 3), tickInterval: .milliseconds(50))
+        let finished = recorder()
+        for user in 0..<12 { try sharded.start(key: "rate-limit:user:\(100_000_000 + user)", duration: .milliseconds(100), observer: finished.observer) }
+        #expect(finished.wait { $0.filter { $0.event.kind == .finished }.count == 12 }, "three shards as the article's user granted one namespace")
+        sharded.shutdown()
 
         let noeval = try RedisEndpoint(url: "redis://noeval:\(Self.password)@\(port)")
         let error = #expect(throws: CountdownError.self) {

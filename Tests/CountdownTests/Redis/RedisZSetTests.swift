@@ -53,9 +53,9 @@ struct RedisZSetTests {
     func startSentAgainKeepsItsFirstAnswer() throws {
         var raw = try RawCalls()
         let key = "rate-limit:user:0000123456"
-        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0"])
-        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ["b/1", key, "60000000", "-1", "0"])
-        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0"])
+        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0", "1", "0"])
+        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ["b/1", key, "60000000", "-1", "0", "1", "0"])
+        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0", "1", "0"])
         #expect(first[1].int == 0 && again[1].int == 0, "answers \(first) then \(again): the resend did not answer .started")
         #expect(first[2].int == again[2].int, "the resend named another generation: the countdown was started twice")
         #expect(first[5].int == again[5].int, "the resend moved the deadline")
@@ -66,7 +66,7 @@ struct RedisZSetTests {
         // (sent again, answered, then arriving on a closed connection) does nothing.
         let later = 1 + RawCalls.ring
         _ = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
-        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0"])
+        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0", "1", "0"])
         #expect(late[1].int == -1, "a copy older than its slot's call was answered \(late), not ignored")
         #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1, "a copy older than its slot's call started a countdown")
         let cancelled = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
@@ -80,7 +80,7 @@ struct RedisZSetTests {
         var raw = try RawCalls()
         for index in 0..<3 {
             _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1 + index,
-                             ["a/\(index)", "sms-code:+86138123456\(index)", "1000", "-1", "0"])
+                             ["a/\(index)", "sms-code:+86138123456\(index)", "1000", "-1", "0", "1", "0"])
         }
         usleep(10_000)  // past their 1 ms
         let first = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ["1000"])

@@ -4,7 +4,7 @@ import Testing
 
 /// What members tell each other, as the scripts write it: parsed field by field, the key last.
 @Suite("Fleet messages")
-struct FleetMessageTests {
+struct RedisFleetMessageTests {
     @Test("a pause and a resume carry the countdown's change number; the key may hold spaces")
     func pauseAndResume() {
         #expect(FleetMessage("p 7 3 9000000 m/1 sms code +86 138") == .paused(generation: 7, change: 3, remaining: 9_000_000, token: "m/1"))
