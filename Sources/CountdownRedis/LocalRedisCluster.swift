@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A Redis Cluster of our own on loopback ports: `masters` masters, each with one replica, the
+/// A Redis Cluster of our own on loopback ports: `masters` masters, each with one replica (or none), the
 /// slots split as `redis-cli --cluster create` splits them (master i holds the i-th share).
 /// Made with the cluster commands themselves (`CLUSTER MEET`, `ADDSLOTSRANGE`, `REPLICATE`), so
 /// that nothing but `redis-server` is needed. Each node is a ``LocalRedisServer``: stopped by its
@@ -16,12 +16,16 @@ package final class LocalRedisCluster: Sendable {
     /// The masters, in slot order, then their replicas (replica i follows master i).
     package let nodes: [LocalRedisServer]
     package let masters: Int
+    package let replicas: Bool
 
     /// Where clients start: the first master. Every other node is found through redirects.
     package var endpoint: RedisEndpoint { nodes[0].endpoint }
 
-    package init(masters: Int = 3) throws(LocalRedisServer.StartError) {
+    /// `replicas`: one per master (what a deployment runs, and what a failover needs), or none
+    /// (a measurement that wants the masters' CPU only).
+    package init(masters: Int = 3, replicas: Bool = true) throws(LocalRedisServer.StartError) {
         self.masters = masters
+        self.replicas = replicas
         // A replica that never synchronized cannot be promoted: no five-second wait before the
         // first (diskless) synchronization.
         let settings = [
@@ -29,7 +33,7 @@ package final class LocalRedisCluster: Sendable {
             "--repl-diskless-sync-delay", "0",
         ]
         var nodes: [LocalRedisServer] = []
-        for _ in 0..<(2 * masters) { nodes.append(try LocalRedisServer(extraSettings: settings)) }
+        for _ in 0..<(replicas ? 2 * masters : masters) { nodes.append(try LocalRedisServer(extraSettings: settings)) }
         self.nodes = nodes
         do {
             try form()
@@ -97,7 +101,7 @@ package final class LocalRedisCluster: Sendable {
             try expectOK(connections[index].call(["CLUSTER", "ADDSLOTSRANGE", String(slots.lowerBound), String(slots.upperBound)]))
         }
         let ids = try connections.map { c throws(RedisFailure) in try c.call(["CLUSTER", "MYID"]).text ?? "" }
-        for replica in masters..<(2 * masters) {
+        for replica in masters..<nodes.count {
             // A replica follows its master once gossip has told it of that node.
             let master = ids[replica - masters]
             var known = false

@@ -69,6 +69,17 @@ package final class LocalRedisServer: Sendable {
     /// The server's process id, for reading its CPU time from `/proc`.
     package var processIdentifier: Int32 { process.id }
 
+    /// Its CPU time (user and system) so far, from `/proc/<pid>/stat`; nil where there is none.
+    package var cpuNanoseconds: UInt64? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.id)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
+        let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) * 1_000_000_000 / max(ticks, 1)
+    }
+
     /// Whether its process is still running.
     package var isRunning: Bool { process.isRunning }
 

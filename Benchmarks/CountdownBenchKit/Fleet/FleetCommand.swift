@@ -27,6 +27,10 @@ struct FleetCommand {
              countdowns; CLIENT KILL TYPE normal every 200 ms for 3 s; Redis SIGKILLed and
              restarted from its append-only file (our own server only). Doubled, early and lost
              finishes, late ticks to replaced observers, observers held at the end.
+          4. redis(zset) over 1, 2 and 3 shards on a Redis Cluster of three masters of its own
+             (not with --redis): 100000 starts pipelined (10000 with --quick); starts a second,
+             each master's CPU per start and share of the scripts, and what the cluster could
+             start a second with a core per master.
 
         OPTIONS:
           --redis URL         Measure that server instead of starting our own (no redis-server CPU):
@@ -104,6 +108,9 @@ struct FleetCommand {
         // A real redis-server with an append-only file, fsynced every second, as a fleet runs one.
         let server = try RedisUnderTest(named: named, settings: ["--appendonly", "yes", "--appendfsync", "everysec"])
         document.promises = try FleetPromises.measure(sizes: quick ? .quick : .init(), server: server, progress: progress)
+        if named == nil {
+            document.shards = try FleetShards.measure(count: quick ? 10_000 : 100_000, shards: [1, 2, 3], progress: progress)
+        }
         let text = FleetReport(document: document).text
         output.write(text)
         if let directory = outputDirectory {

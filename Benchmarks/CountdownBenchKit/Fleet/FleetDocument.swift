@@ -13,6 +13,9 @@ struct FleetDocument: Codable, Sendable {
     var expiry: [ExpiryRow]
     /// What a fleet keeps, through races and faults (``FleetPromises``).
     var promises: [PromiseRow]
+    /// `redis(zset)` over S shards on a Redis Cluster (``FleetShards``); nil in a document
+    /// written before the shards were measured.
+    var shards: [ShardRow]?
 
     /// One run of `redis(zset)` at scale: N countdowns started pipelined over one tick.
     struct ScaleRow: Codable, Sendable, Equatable {
@@ -68,6 +71,29 @@ struct FleetDocument: Codable, Sendable {
         var strategy: String
         var rounds: Int
         var report: FleetTrialReport
+    }
+
+    /// N countdowns started pipelined, their namespace over `shards` hash tags, on a Redis
+    /// Cluster of `nodes` masters of the benchmark's own.
+    struct ShardRow: Codable, Sendable, Equatable {
+        var shards: Int
+        var nodes: Int
+        var countdowns: Int
+        var started: Int
+        var startPhaseMs: Double
+        /// Each master's CPU (user and system, from `/proc`) per start, µs: the scripts, and
+        /// the odd heartbeat claim.
+        var redisCPUPerStartMicros: [Double]
+        /// Each master's share of the scripts run (`INFO commandstats`, `evalsha`), 0 to 1.
+        var scriptShare: [Double]
+
+        var startsPerSecond: Double { startPhaseMs > 0 ? Double(started) / (startPhaseMs / 1000) : 0 }
+        /// What the cluster could start a second if each master had a core of its own: the busiest
+        /// master's CPU per start sets it.
+        var ceilingPerSecond: Double? {
+            guard let busiest = redisCPUPerStartMicros.max(), busiest > 0 else { return nil }
+            return 1_000_000 / busiest
+        }
     }
 
     func encoded() throws -> String {

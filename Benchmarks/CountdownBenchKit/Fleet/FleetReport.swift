@@ -43,6 +43,22 @@ struct FleetReport {
             }
             out += table.render()
         }
+        if let shards = document.shards, !shards.isEmpty {
+            out += "\nredis(zset) over S shards on a Redis Cluster of \(shards[0].nodes) masters of its own, N pipelined starts (this machine's cores shared by every master and this process)\n"
+            var table = TextTable(columns: [
+                "S", "started", "start phase", "starts/s", "Redis CPU/start, each master", "share of scripts, each master",
+                "ceiling, a core per master",
+            ])
+            for row in shards {
+                table.add([
+                    "\(row.shards)", "\(row.started) of \(row.countdowns)", Self.ms(row.startPhaseMs), String(format: "%.0f", row.startsPerSecond),
+                    row.redisCPUPerStartMicros.map { String(format: "%.1f µs", $0) }.joined(separator: " / "),
+                    row.scriptShare.map { String(format: "%.0f %%", $0 * 100) }.joined(separator: " / "),
+                    row.ceilingPerSecond.map { String(format: "%.0f/s", $0) } ?? "-",
+                ])
+            }
+            out += table.render()
+        }
         if !document.promises.isEmpty {
             out += "\nWhat a fleet keeps: members in processes of their own racing on keys (countdowns of 2 s at 250 ms ticks), judged as the conformance suite judges\n"
             var table = TextTable(columns: [

@@ -50,15 +50,6 @@ final class RedisUnderTest: Sendable {
     }
 
     /// Our server's CPU time (user + system) so far, from `/proc/<pid>/stat`; nil for a named one.
-    func cpuNanoseconds() -> UInt64? {
-        guard let pid = own.withLock({ $0?.processIdentifier }),
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3; utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
-        let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
-        return (user + system) * 1_000_000_000 / max(ticks, 1)
-    }
+    func cpuNanoseconds() -> UInt64? { own.withLock { $0?.cpuNanoseconds } }
 }
 #endif
