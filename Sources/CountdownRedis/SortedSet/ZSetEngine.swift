@@ -76,8 +76,10 @@ final class ZSetEngine: ScriptedFleetEngine {
         self.claimers = claimers
         self.inboxes = inboxes
         watch.startTicks(name: "cd-redis-ticks")
-        for (index, claimer) in claimers.enumerated() { claimer.start(name: layout.count > 1 ? "cd-redis-claim\(index)" : "cd-redis-claim") }
-        for (index, inbox) in inboxes.enumerated() { inbox.start(name: layout.count > 1 ? "cd-redis-inbox\(index)" : "cd-redis-inbox") }
+        // Each shard's threads are numbered when there is more than one.
+        func name(_ base: String, _ shard: Int) -> String { layout.count > 1 ? "\(base)\(shard)" : base }
+        for (shard, claimer) in claimers.enumerated() { claimer.start(name: name("cd-redis-claim", shard)) }
+        for (shard, inbox) in inboxes.enumerated() { inbox.start(name: name("cd-redis-inbox", shard)) }
     }
 
     // MARK: Calls
@@ -85,25 +87,27 @@ final class ZSetEngine: ScriptedFleetEngine {
     func start(key: String, duration: Duration, observer: FleetObserver) throws(CountdownError) -> CountdownStart {
         try settings.validate(key: key, duration: duration)
         let token = try expect()
+        let routed = route(key)
         let reply: RedisReply
         do {
-            reply = try run(ZSetScripts.start, key: canonicalKey(key), startArguments(key, duration, token, attachOnly: false))
+            reply = try run(ZSetScripts.start, on: routed.shard, startArguments(routed, duration, token, attachOnly: false))
         } catch {
             watch.abandon(token)
             throw error
         }
-        return try started(reply, key: key, token: token, duration: duration, observer: observer)
+        return try started(reply, routed, token: token, duration: duration, observer: observer)
     }
 
     func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>] {
         var results = [Result<CountdownStart, CountdownError>?](repeating: nil, count: batch.count)
         // Each shard's starts in one pipeline on its connection; one that fails fails its own.
-        var sent = [[(index: Int, token: String, arguments: [String])]](repeating: [], count: shards.count)
+        var sent = [[(index: Int, token: String, routed: Routed, arguments: [String])]](repeating: [], count: shards.count)
         for (index, (key, duration, _)) in batch.enumerated() {
             do throws(CountdownError) {
                 try settings.validate(key: key, duration: duration)
                 let token = try expect()
-                sent[shards.index(of: canonicalKey(key))].append((index, token, startArguments(key, duration, token, attachOnly: false)))
+                let routed = route(key)
+                sent[routed.shard].append((index, token, routed, startArguments(routed, duration, token, attachOnly: false)))
             } catch {
                 results[index] = .failure(error)
             }
@@ -111,18 +115,18 @@ final class ZSetEngine: ScriptedFleetEngine {
         for (shard, starts) in sent.enumerated() where !starts.isEmpty {
             do {
                 let replies = try calls[shard].runMany(ZSetScripts.start, keys: [shards.prefixes[shard]], arguments: starts.map(\.arguments))
-                for ((index, token, _), reply) in zip(starts, replies) {
+                for ((index, token, routed, _), reply) in zip(starts, replies) {
                     if case .error(let text) = reply {
                         watch.abandon(token)
                         results[index] = .failure(RedisFailure.server(text).countdownError)
                         continue
                     }
                     results[index] = Result { () throws(CountdownError) in
-                        try started(reply, key: batch[index].0, token: token, duration: batch[index].1, observer: batch[index].2)
+                        try started(reply, routed, token: token, duration: batch[index].1, observer: batch[index].2)
                     }
                 }
             } catch {
-                for (index, token, _) in starts {
+                for (index, token, _, _) in starts {
                     watch.abandon(token)
                     results[index] = .failure(error.countdownError)
                 }
@@ -135,14 +139,15 @@ final class ZSetEngine: ScriptedFleetEngine {
         guard !key.isEmpty else { return nil }
         guard !watch.isStopped else { return nil }
         let token = try expect()
+        let routed = route(key)
         let reply: RedisReply
         do {
-            reply = try run(ZSetScripts.start, key: canonicalKey(key), startArguments(key, .nanoseconds(1), token, attachOnly: true))
+            reply = try run(ZSetScripts.start, on: routed.shard, startArguments(routed, .nanoseconds(1), token, attachOnly: true))
         } catch {
             watch.abandon(token)
             throw error
         }
-        guard case .attached(let remaining) = try started(reply, key: key, token: token, duration: .zero, observer: observer)
+        guard case .attached(let remaining) = try started(reply, routed, token: token, duration: .zero, observer: observer)
         else { return nil }
         return remaining
     }
@@ -184,20 +189,27 @@ final class ZSetEngine: ScriptedFleetEngine {
         return token
     }
 
-    private func startArguments(_ key: String, _ duration: Duration, _ token: String, attachOnly: Bool) -> [String] {
+    /// A key in its canonical form and its shard, worked out once per call.
+    private typealias Routed = (key: String, shard: Int)
+
+    private func route(_ key: String) -> Routed {
+        let canonical = canonicalKey(key)
+        return (canonical, shards.index(of: canonical))
+    }
+
+    private func startArguments(_ routed: Routed, _ duration: Duration, _ token: String, attachOnly: Bool) -> [String] {
         // Whole microseconds, rounded up: the server's clock counts them, and a countdown must
         // never end early.
         let micros = (duration.nanoseconds + 999) / 1000
-        let key = canonicalKey(key)
         return [
-            token, key, String(micros), String(shardCapacity ?? -1), attachOnly ? "1" : "0", String(shards.count),
-            String(shards.index(of: key)),
+            token, routed.key, String(micros), String(shardCapacity ?? -1), attachOnly ? "1" : "0", String(shards.count),
+            String(routed.shard),
         ]
     }
 
     /// A start's or attach's answer: what this member now observes, and what the caller hears.
     private func started(
-        _ reply: RedisReply, key: String, token: String, duration requested: Duration, observer: FleetObserver
+        _ reply: RedisReply, _ routed: Routed, token: String, duration requested: Duration, observer: FleetObserver
     ) throws(CountdownError) -> CountdownStart {
         let received = LocalWatch.now()
         let answer: StartAnswer
@@ -218,10 +230,10 @@ final class ZSetEngine: ScriptedFleetEngine {
         }
         clock.update(serverNow: answer.now, receivedAt: received)
         let observation = answer.observation(
-            key: canonicalKey(key), token: token, requested: requested, observer: observer, receivedAt: received)
+            key: routed.key, token: token, requested: requested, observer: observer, receivedAt: received)
         guard watch.observe(observation) else { throw .shutDown }
         if answer.outcome == .started, let deadline = answer.localDeadline(receivedAt: received) {
-            claimers[shards.index(of: observation.key)].claim(at: deadline)
+            claimers[routed.shard].claim(at: deadline)
         }
         return answer.answer
     }
@@ -243,8 +255,11 @@ final class ZSetEngine: ScriptedFleetEngine {
     func resumed(key: String, dueAt deadline: Int64) { claimers[shards.index(of: key)].claim(at: deadline) }
 
     func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply {
+        try run(script, on: shards.index(of: key), arguments)
+    }
+
+    private func run(_ script: RedisScript, on shard: Int, _ arguments: [String]) throws(CountdownError) -> RedisReply {
         do {
-            let shard = shards.index(of: key)
             return try calls[shard].run(script, keys: [shards.prefixes[shard]], arguments: arguments)
         } catch {
             throw error.countdownError

@@ -107,7 +107,10 @@ struct RedisClusterTests {
         }
         #expect(cluster.waitUntilServing(), "the replica was not promoted")
         let promoted = SystemClocks.monotonic()
-        usleep(6_000_000)  // past the last deadline (4.5 s after the last start) and a claim
+        // Every owed finish heard (or 20 s, which judges the ones missing lost), then two claim
+        // heartbeats more for a second finish of any of them.
+        _ = realTimeWait(timeout: .seconds(20)) { heard.withLock { heard in owed.keys.allSatisfy { heard[$0] != nil } } }
+        usleep(2_000_000)
         let finishes = heard.withLock { $0 }
         let doubled = finishes.values.filter { $0.count > 1 }.count
         let early = owed.filter { key, earliest in (finishes[key]?.first).map { $0 < earliest } ?? false }.count
