@@ -245,7 +245,10 @@ struct TimestampEngineTests {
         #expect(third.value, "let go with its last queued delivery")
     }
 
-    @Test("a dense stream of events does not hold the ticker's wake-ups: ticks keep coming while starts and cancels never pause")
+    /// Alone only (`.ci/run` gives it a stage of its own): beside the parallel suite its thread
+    /// makes too few starts for the condition it guards, and the parallel load alone skipped 26
+    /// of 75 ticks in the fresh-clone CI of 0bd3951, one more than the bound allows.
+    @Test("a dense stream of events does not hold the ticker's wake-ups: ticks keep coming while starts and cancels never pause", .runsAlone)
     func denseStreamLetsWakeUpsThrough() throws {
         let delivery = DispatchQueue(label: "test.dense-stream.delivery")
         let scheduler = try TimestampScheduler(tickInterval: .milliseconds(20), clock: .continuous, deliveryQueue: delivery)
