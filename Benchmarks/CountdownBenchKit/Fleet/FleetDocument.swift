@@ -38,7 +38,7 @@ struct FleetDocument: Codable, Sendable {
         /// Redis' `used_memory` at the end of the starts, less before, per countdown alive then.
         var redisBytesPerCountdown: Double?
         /// The server's time in the scripts run during the start phase (`INFO commandstats`,
-        /// `evalsha`), per script: the starts, and the odd heartbeat claim.
+        /// `evalsha`: the start scripts, and the claims made meanwhile), per countdown started.
         var luaMicrosPerStart: Double?
         /// One call each, medians over `calls`: a start, a cancel, and a PING in the same minutes.
         var calls: Int

@@ -122,6 +122,18 @@ final class RedisConnection {
         guard status == REDIS_OK else { throw failure(context) }
     }
 
+    /// Writes what is queued now, without waiting for a reply, so that it reaches the server
+    /// while the caller reads and works on earlier replies (a read writes only when it finds no
+    /// reply already received). Call it inside ``withoutSIGPIPE``, as ``read()``.
+    func flush() throws(RedisFailure) {
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
+        var done: Int32 = 0
+        while done == 0 {
+            errno = 0
+            guard redisBufferWrite(context, &done) == REDIS_OK else { throw failure(context, errno: errno) }
+        }
+    }
+
     /// Writes what is queued, then reads one reply. hiredis writes with write(2): a peer that
     /// has gone raises SIGPIPE, which would end the process. Call it inside ``withoutSIGPIPE``
     /// (as ``call(_:)`` and ``pipeline(_:)`` do, once for a whole batch): there it is EPIPE, a

@@ -113,6 +113,60 @@ final class RedisLink: Sendable {
         }
     }
 
+    /// Runs `script` once per argument list with `window` calls in flight (a quarter of the ring
+    /// at most, as ``runMany(_:keys:arguments:)``): each reply is handed
+    /// to `each` (with its call's index) as soon as it is read, while the server runs the calls
+    /// after it, so that the caller's work on one answer and the server's on the next overlap.
+    /// After a broken connection only the calls whose replies were not handed over are sent
+    /// again (a recorded call that ran answers the same). Throws when a call could not be
+    /// answered within the link's patience: the calls from there on were not handed over.
+    func runStreaming(
+        _ script: RedisScript, keys: [String], arguments: [[String]], window: Int = 2, each: (Int, RedisReply) -> Void
+    ) throws(RedisFailure) {
+        try slot.withLock { (s: inout Slot) throws(RedisFailure) in
+            var calls = numbered(arguments, script, &s)
+            var delivered = 0
+            var sent = false
+            try retrying(&s) { (s: inout Slot, c: RedisConnection) throws(RedisFailure) in
+                if sent, newSerialOnResend { calls = numbered(arguments, script, &s) }
+                sent = true
+                try Self.stream(script, keys, calls, window: min(max(window, 1), ring / 4), delivered: &delivered, &s, c, each)
+            }
+        }
+    }
+
+    /// ``runStreaming(_:keys:arguments:window:each:)`` on one connection, from the first call
+    /// not yet handed over.
+    private static func stream(
+        _ script: RedisScript, _ keys: [String], _ calls: [[String]], window: Int, delivered: inout Int, _ s: inout Slot,
+        _ c: RedisConnection, _ each: (Int, RedisReply) -> Void
+    ) throws(RedisFailure) {
+        var digest = try Self.digest(script, &s, c)
+        try withoutSIGPIPE { () throws(RedisFailure) in
+            var next = delivered
+            while delivered < calls.count {
+                while next < calls.count, next - delivered < window {
+                    try c.append(["EVALSHA", digest, String(keys.count)] + keys + calls[next])
+                    next += 1
+                }
+                try c.flush()
+                let reply = try c.read()
+                if case .error(let text) = reply, text.hasPrefix("NOSCRIPT") || resendable(text) {
+                    // The calls in flight behind it are read and dropped: they are sent again.
+                    for _ in delivered + 1..<next { _ = try c.read() }
+                    next = delivered
+                    guard text.hasPrefix("NOSCRIPT") else { throw .server(text) }
+                    // The server restarted and lost its script cache: loaded again.
+                    s.digests[script.name] = nil
+                    digest = try Self.digest(script, &s, c)
+                    continue
+                }
+                each(delivered, reply)
+                delivered += 1
+            }
+        }
+    }
+
     /// A recorded script's calls, each with this link's client name, its serial and the ring's size.
     private func numbered(_ arguments: [[String]], _ script: RedisScript, _ s: inout Slot) -> [[String]] {
         guard script.recorded else { return arguments }

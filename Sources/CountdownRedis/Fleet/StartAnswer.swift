@@ -1,9 +1,10 @@
 #if Redis
 import Countdown
 
-/// A start's or attach's answer, as both strategies' start scripts give it: {now µs (server
+/// A start's or attach's answer. The keyspace strategy's script gives it whole: {now µs (server
 /// clock), 0 started | 1 attached | 2 over capacity | 3 nothing to attach, generation, duration
-/// µs, `r`/`p`, deadline µs, remaining µs, attach serial, change (pauses and resumes so far)}.
+/// µs, `r`/`p`, deadline µs, remaining µs, attach serial, change (pauses and resumes so far)};
+/// the sorted set's gives many, each as short as it can be (``sequence(_:requested:)``).
 struct StartAnswer {
     enum Outcome { case started, attached, overCapacity, nothingToAttach }
 
@@ -36,6 +37,55 @@ struct StartAnswer {
         default: throw .unavailable(.protocol, "unexpected answer \(reply)")
         }
         (generation, duration, paused, deadline, remaining, attachSerial, change) = (0, 0, false, 0, 0, 0, 0)
+    }
+
+    private init(
+        now: Int64, outcome: Outcome, generation: Int64 = 0, duration: Int64 = 0, paused: Bool = false, deadline: Int64 = 0,
+        remaining: Int64 = 0, attachSerial: Int64 = 0, change: Int64 = 0
+    ) {
+        (self.now, self.outcome, self.generation, self.duration, self.paused) = (now, outcome, generation, duration, paused)
+        (self.deadline, self.remaining, self.attachSerial, self.change) = (deadline, remaining, attachSerial, change)
+    }
+
+    /// The answers of the sorted set's start script (``ZSetScripts/start``) to starts of
+    /// `requested` µs each, in order: {now, then per start `0 generation deadline` (started: the
+    /// rest is what a new countdown holds), `1` and the seven fields above (attached), `2` or
+    /// `3`}. An error, or an answer cut short, throws.
+    static func sequence(_ reply: RedisReply, requested: [Int64]) throws(CountdownError) -> [StartAnswer] {
+        if case .error(let text) = reply { throw RedisFailure.server(text).countdownError }
+        let fields = reply.elements
+        guard let now = fields.first?.int else { throw .unavailable(.protocol, "unexpected answer \(reply)") }
+        var answers: [StartAnswer] = []
+        answers.reserveCapacity(requested.count)
+        var index = 1
+        for micros in requested {
+            func field(_ offset: Int) -> RedisReply? { index + offset < fields.count ? fields[index + offset] : nil }
+            switch field(0)?.int {
+            case 0:
+                guard let generation = field(1)?.int, let deadline = field(2)?.int else { break }
+                answers.append(StartAnswer(
+                    now: now, outcome: .started, generation: generation, duration: micros, deadline: deadline, remaining: micros))
+                index += 3
+                continue
+            case 1:
+                guard let generation = field(1)?.int, let duration = field(2)?.int, let state = field(3)?.text,
+                      let deadline = field(4)?.int, let remaining = field(5)?.int, let attachSerial = field(6)?.int,
+                      let change = field(7)?.int
+                else { break }
+                answers.append(StartAnswer(
+                    now: now, outcome: .attached, generation: generation, duration: duration, paused: state == "p", deadline: deadline,
+                    remaining: remaining, attachSerial: attachSerial, change: change))
+                index += 8
+                continue
+            case 2, 3:
+                answers.append(StartAnswer(now: now, outcome: field(0)?.int == 2 ? .overCapacity : .nothingToAttach))
+                index += 1
+                continue
+            default: break
+            }
+            throw .unavailable(.protocol, "unexpected answer \(reply)")
+        }
+        return answers
     }
 
     /// What the registry observes for this answer, received at `receivedAt` (monotonic): a

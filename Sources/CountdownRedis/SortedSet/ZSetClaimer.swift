@@ -12,6 +12,11 @@ final class ZSetClaimer: Sendable {
     /// How many countdowns one claim takes at most (a script's `unpack` handles a few thousand).
     static let batch = 1000
 
+    /// How often a claimer claims when it knows of nothing due: each claim answers the earliest
+    /// deadline left, so a member learns of every deadline further away than this without being
+    /// woken (``ZSetScripts/wakeIfEarliest(_:_:)``).
+    static let heartbeat: Duration = .seconds(1)
+
     private struct State {
         /// When to claim next (`Int64.max`: nothing known).
         var claimAt: Int64 = .max
@@ -37,7 +42,7 @@ final class ZSetClaimer: Sendable {
     /// `heartbeat`: how often it claims when it knows of nothing due (nil: never, on purpose:
     /// ``FleetDefects/claimsOnlyItsOwn``).
     init(
-        link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration? = .seconds(1), clock: ServerClock,
+        link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration? = ZSetClaimer.heartbeat, clock: ServerClock,
         claimed: @escaping @Sendable (Int64, String) -> Void
     ) {
         self.link = link

@@ -48,9 +48,12 @@ enum ZSetScripts {
 
     /// Lua that wakes every other member when `deadline` (a number; `text`, the same as text) is
     /// earlier than every deadline before it: their claimers sleep until the earliest they know.
+    /// Not when it is further away than two heartbeats: every member claims at least once a
+    /// heartbeat, and each claim answers the earliest deadline left, so each learns of it in
+    /// time (most countdowns; it saves a start the look at the sorted set, and the messages).
     static func wakeIfEarliest(_ deadline: String, _ text: String) -> String {
         """
-        do
+        if \(deadline) < n + \(2 * ZSetClaimer.heartbeat.nanoseconds / 1000) then
           local first = redis.call('ZRANGE', P .. ':d', '0', '0', 'WITHSCORES')
           if first[2] == nil or tonumber(first[2]) > \(deadline) then
             local wake = 'w ' .. \(text)
@@ -66,35 +69,67 @@ enum ZSetScripts {
         """
     }
 
-    /// arg: owner token, key, duration µs, capacity (-1: none), attach only (1/0), the number
-    /// of shards S and this one's index i: the generation is `seq · S + i`, unique fleet-wide
-    /// though each shard counts its own.
-    /// Answers {now, 0 started | 1 attached | 2 over capacity | 3 nothing to attach,
-    /// generation, duration, 'r'/'p', deadline, remaining, attach serial, change}: the serial orders
-    /// the observers of one countdown as the server saw them attach (0 for the starter's).
+    /// Starts (or attaches to) one countdown or many, in order, atomically as a whole: a key
+    /// named twice is started, then attached. What the starts of one call share is done once:
+    /// the clock, the call record, the capacity count, the generation counter, the wake-up of
+    /// the fleet, one `ZADD` for all; a start of its own pays them all (callgrind on
+    /// redis-server: see ``ZSetEngine/startsPerScript``).
+    ///
+    /// A countdown's hash is written lean: `g`, `d`, `dl`, `o` only; `s`, `a` and `k` are
+    /// written when they stop being "running", 0 and 0. A key is looked up with `HGET` of its
+    /// generation, and read whole only when it exists.
+    ///
+    /// arg: capacity (-1: none), the number of shards S, this one's index i (the generation is
+    /// `seq · S + i`, unique fleet-wide though each shard counts its own), attach only (1/0);
+    /// then from `ARGV[8]` (after the call id) a triple per start: owner token, key, duration µs.
+    /// Answers, after now, per start: `0 generation deadline` (started), `1 generation duration
+    /// 'r'/'p' deadline remaining attach-serial change` (attached: the serial orders the
+    /// observers of one countdown as the server saw them attach, the starter's 0), `2` (over
+    /// capacity) or `3` (nothing to attach) (``StartAnswer/sequence(_:requested:)``).
     static let start = RedisScript.recorded("start", body: """
-        local owner, key = arg[1], arg[2]
-        local h = P .. ':c:' .. key
-        local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a', 'k')
-        if v[1] then
-          local a = tonumber(v[7]) + 1
-          redis.call('HSET', h, 'o', owner, 'a', string.format('%d', a))
-        \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
-          local left
-          if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
-          return {1, v[1], v[2], v[3], v[4] or 0, left, a, v[8]}
+        local capacity = tonumber(arg[1])
+        local shards, shard = tonumber(arg[2]), tonumber(arg[3])
+        local attachOnly = arg[4] == '1'
+        local starts = (#ARGV - 7) / 3
+        local count = 0
+        if capacity >= 0 and not attachOnly then count = redis.call('ZCARD', P .. ':d') + redis.call('SCARD', P .. ':p') end
+        local base
+        local out, adds = {}, {}
+        local earliest, EARLIEST
+        for j = 8, #ARGV - 2, 3 do
+          local owner, key = ARGV[j], ARGV[j + 1]
+          local h = P .. ':c:' .. key
+          local o = #out
+          if redis.call('HGET', h, 'g') then
+            local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a', 'k')
+            local a = (tonumber(v[7]) or 0) + 1
+            redis.call('HSET', h, 'o', owner, 'a', string.format('%d', a))
+          \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
+            local left
+            if v[3] == 'p' then left = tonumber(v[5]) else left = math.max(0, tonumber(v[4]) - n) end
+            out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 1, v[1], v[2], v[3] or 'r'
+            out[o + 5], out[o + 6], out[o + 7], out[o + 8] = v[4] or 0, left, a, v[8] or 0
+          elseif attachOnly then
+            out[o + 1] = 3
+          elseif capacity >= 0 and count >= capacity then
+            out[o + 1] = 2
+          else
+            if not base then base = redis.call('INCRBY', P .. ':seq', string.format('%d', starts)) - starts end
+            count = count + 1
+            local g = (base + (j - 5) / 3) * shards + shard
+            local deadline = n + tonumber(ARGV[j + 2])
+            local DL = string.format('%d', deadline)
+            redis.call('HSET', h, 'g', string.format('%d', g), 'd', ARGV[j + 2], 'dl', DL, 'o', owner)
+            adds[#adds + 1], adds[#adds + 2] = DL, key
+            if earliest == nil or deadline < earliest then earliest, EARLIEST = deadline, DL end
+            out[o + 1], out[o + 2], out[o + 3] = 0, g, deadline
+          end
         end
-        if arg[5] == '1' then return {3} end
-        local capacity = tonumber(arg[4])
-        if capacity >= 0 and redis.call('ZCARD', P .. ':d') + redis.call('SCARD', P .. ':p') >= capacity then return {2} end
-        local d = tonumber(arg[3])
-        local g = redis.call('INCR', P .. ':seq') * tonumber(arg[6]) + tonumber(arg[7])
-        local deadline = n + d
-        local DL = string.format('%d', deadline)
-        \(wakeIfEarliest("deadline", "DL"))
-        redis.call('HSET', h, 'g', string.format('%d', g), 'd', arg[3], 's', 'r', 'dl', DL, 'o', owner, 'a', '0', 'k', '0')
-        redis.call('ZADD', P .. ':d', DL, key)
-        return {0, g, d, 'r', deadline, d, 0, 0}
+        if earliest then
+        \(wakeIfEarliest("earliest", "EARLIEST"))
+          redis.call('ZADD', P .. ':d', unpack(adds))
+        end
+        return {unpack(out)}
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
@@ -116,11 +151,11 @@ enum ZSetScripts {
         local key = arg[1]
         local h = P .. ':c:' .. key
         local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o', 'k')
-        if not v[1] or v[2] ~= 'r' then return {0} end
+        if not v[1] or v[2] == 'p' then return {0} end
         local left = tonumber(v[3]) - n
         if left <= 0 then return {0} end
         local LEFT = string.format('%d', left)
-        local K = string.format('%d', tonumber(v[5]) + 1)
+        local K = string.format('%d', (tonumber(v[5]) or 0) + 1)
         redis.call('HSET', h, 's', 'p', 'r', LEFT, 'k', K)
         redis.call('HDEL', h, 'dl')
         redis.call('ZREM', P .. ':d', key)
@@ -137,7 +172,7 @@ enum ZSetScripts {
         if not v[1] or v[2] ~= 'p' then return {0} end
         local deadline = n + tonumber(v[3])
         local DL = string.format('%d', deadline)
-        local K = string.format('%d', tonumber(v[5]) + 1)
+        local K = string.format('%d', (tonumber(v[5]) or 0) + 1)
         \(wakeIfEarliest("deadline", "DL"))
         redis.call('HSET', h, 's', 'r', 'dl', DL, 'k', K)
         redis.call('HDEL', h, 'r')

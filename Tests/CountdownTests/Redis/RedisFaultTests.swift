@@ -198,5 +198,34 @@ struct RedisFaultTests {
         #expect(throws: CountdownError.self) { _ = try s.throwing.attach(key: "rate-limit:user:0000123456") { _ in } }
         #expect(throws: CountdownError.self) { _ = try s.throwing.events(key: "rate-limit:user:0000123456") }
     }
+
+    /// Many starts in one call go out as scripts, two in flight: when a connection drops answers,
+    /// only the scripts whose answers were not yet handed over are sent again, and their records
+    /// answer them the same. Every start is answered once, `.started`, and finishes once.
+    @Test("redis(zset): 320 starts in one call, through a connection that drops answers: each started once, each finished once")
+    func manyStartsThroughDroppedAnswers() throws {
+        let server = try LocalRedisServer()
+        defer { server.remove() }
+        let proxy = try FaultProxy(upstream: try #require(server.endpoint.hostAndPort))
+        defer { proxy.stop() }
+        let s = try RedisCountdownScheduler(
+            endpoint: server.endpoint.at(.tcp(host: "127.0.0.1", port: proxy.port)), namespace: TestRedis.namespace(),
+            tickInterval: .seconds(1))
+        defer { s.shutdown() }
+        proxy.inject(.dropAnswers(every: 2, toRequestsContaining: "rate-limit:user:"))
+        let logs = (0..<320).map { _ in recorder() }
+        let answers = s.start(logs.enumerated().map { index, log in
+            (key: "rate-limit:user:\(100_000_000 + index)", duration: .milliseconds(600), observer: log.observer)
+        })
+        proxy.inject(nil)
+        #expect(proxy.faults > 0, "the proxy dropped no answer: the test tried nothing")
+        let started = answers.filter { (try? $0.get()) == .started }.count
+        #expect(started == 320, "\(started) of 320 answered .started: \(answers.filter { (try? $0.get()) != .started }.prefix(3))")
+        #expect(logs.allSatisfy { $0.waitForFinish() }, "a started countdown was never heard to finish")
+        usleep(300_000)  // time for a second finish, were one on its way
+        let finishes = logs.map { $0.finishes.count }
+        #expect(finishes.allSatisfy { $0 == 1 }, "finishes per countdown: \(Set(finishes)), not one each")
+        #expect(logs.allSatisfy { $0.all.first?.event.remaining == .milliseconds(600) }, "a first tick without the full duration")
+    }
 }
 #endif

@@ -53,12 +53,12 @@ struct RedisZSetTests {
     func startSentAgainKeepsItsFirstAnswer() throws {
         var raw = try RawCalls()
         let key = "rate-limit:user:0000123456"
-        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0", "1", "0"])
-        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ["b/1", key, "60000000", "-1", "0", "1", "0"])
-        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", key, "60000000", "-1", "0", "1", "0"])
+        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["-1", "1", "0", "0", "a/1", key, "60000000"])
+        let other = try raw.send(ZSetScripts.start, client: "b:calls", serial: 1, ["-1", "1", "0", "0", "b/1", key, "60000000"])
+        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["-1", "1", "0", "0", "a/1", key, "60000000"])
         #expect(first[1].int == 0 && again[1].int == 0, "answers \(first) then \(again): the resend did not answer .started")
         #expect(first[2].int == again[2].int, "the resend named another generation: the countdown was started twice")
-        #expect(first[5].int == again[5].int, "the resend moved the deadline")
+        #expect(first[3].int == again[3].int, "the resend moved the deadline")
         #expect(other[1].int == 1 && other[7].int == 1, "the other member's start did not attach as the first attach: \(other)")
         #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1)
         #expect(try raw.connection.call(["HGET", "\(raw.prefix):c:\(key)", "o"]).text == "b/1", "the resend took the observer back")
@@ -66,11 +66,44 @@ struct RedisZSetTests {
         // (sent again, answered, then arriving on a closed connection) does nothing.
         let later = 1 + RawCalls.ring
         _ = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
-        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["a/1", "fresh-key-0000000001", "60000000", "-1", "0", "1", "0"])
+        let late = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["-1", "1", "0", "0", "a/1", "fresh-key-0000000001", "60000000"])
         #expect(late[1].int == -1, "a copy older than its slot's call was answered \(late), not ignored")
         #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 1, "a copy older than its slot's call started a countdown")
         let cancelled = try raw.send(ZSetScripts.cancel, client: "a:calls", serial: later, ["some-other-key"])
         #expect(cancelled[1].int == 0, "a cancel sent again did not answer as it did")
+    }
+
+    /// Many starts in one script answer each as a start of its own would: a key named twice
+    /// is started, then attached; a start past the capacity is refused; the generations are the
+    /// shard's own and distinct; and a resend of the whole call answers the same, starting nothing.
+    @Test("many starts in one script answer as starts of their own, and a resend answers the same")
+    func manyStartsInOneScript() throws {
+        var raw = try RawCalls()
+        _ = try raw.connection.call(["ZADD", "\(raw.prefix):m", String(Int64(Date().timeIntervalSince1970 * 1_000_000)), "b"])
+        let keys = ["rate-limit:user:0000000001", "rate-limit:user:0000000002", "rate-limit:user:0000000001", "rate-limit:user:0000000003"]
+        // 1 s: soon enough that the other member is woken (a deadline two heartbeats away is not).
+        let triples = keys.enumerated().flatMap { ["a/\($0.offset)", $0.element, "1000000"] }
+        // Capacity 2, three shards, this one index 2.
+        let first = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["2", "3", "2", "0"] + triples)
+        let again = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["2", "3", "2", "0"] + triples)
+        let answers = try StartAnswer.sequence(.array(first), requested: keys.map { _ in 1_000_000 })
+        #expect(answers.map(\.outcome) == [.started, .started, .attached, .overCapacity])
+        #expect(answers[0].generation % 3 == 2 && answers[1].generation % 3 == 2 && answers[0].generation != answers[1].generation,
+                "generations \(answers.map(\.generation)): not distinct, or not this shard's (g mod 3 = 2)")
+        #expect(answers[2].generation == answers[0].generation && answers[2].attachSerial == 1 && answers[2].duration == 1_000_000,
+                "the key named twice did not attach to the countdown it started")
+        #expect(answers[0].remaining == 1_000_000 && answers[0].deadline - answers[0].now == 1_000_000)
+        #expect(Array(first.dropFirst()) == Array(again.dropFirst()), "a resend answered otherwise")
+        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 2, "not the two countdowns started")
+        #expect(try raw.connection.call(["LRANGE", "\(raw.prefix):i:b", "0", "-1"]).elements.compactMap(\.text) == ["w \(answers[0].deadline)"],
+                "the other member was not woken once, for the earliest deadline")
+        // Earliest, but further away than two heartbeats: each member learns of it from its own claims.
+        _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 2, ["-1", "3", "2", "0", "a/8", "rate-limit:user:0000000009", "2500000"])
+        #expect(try raw.connection.call(["DEL", "\(raw.prefix):d"]).int == 1)
+        _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 3, ["-1", "3", "2", "0", "a/9", "rate-limit:user:0000000010", "2500000"])
+        #expect(try raw.connection.call(["LLEN", "\(raw.prefix):i:b"]).int == 1, "a deadline 2.5 s away woke the other member")
+        let attachOnly = try raw.send(ZSetScripts.start, client: "a:calls", serial: 4, ["-1", "3", "2", "1", "a/10", "no-such-key-000000000001", "1"])
+        #expect(try StartAnswer.sequence(.array(attachOnly), requested: [1]).map(\.outcome) == [.nothingToAttach])
     }
 
     /// A claim whose answer was lost is sent again with its serial: the same countdowns, so the
@@ -80,7 +113,7 @@ struct RedisZSetTests {
         var raw = try RawCalls()
         for index in 0..<3 {
             _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1 + index,
-                             ["a/\(index)", "sms-code:+86138123456\(index)", "1000", "-1", "0", "1", "0"])
+                             ["-1", "1", "0", "0", "a/\(index)", "sms-code:+86138123456\(index)", "1000"])
         }
         usleep(10_000)  // past their 1 ms
         let first = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 7, ["1000"])
