@@ -84,39 +84,17 @@ final class RedisLink: Sendable {
 
     /// Runs `script` with `keys` and `arguments`: one round trip, atomic on the server.
     func run(_ script: RedisScript, keys: [String], arguments: [String]) throws(RedisFailure) -> RedisReply {
-        let replies = try runMany(script, keys: keys, arguments: [arguments])
-        if case .error(let text) = replies[0] { throw .server(text) }
-        return replies[0]
-    }
-
-    /// Runs `script` once per argument list, pipelined: one round trip for each quarter of the
-    /// ring (a batch as a whole when it fits). A recorded script's calls take consecutive
-    /// serials, kept across resends.
-    func runMany(_ script: RedisScript, keys: [String], arguments: [[String]]) throws(RedisFailure) -> [RedisReply] {
-        let chunk = ring / 4
-        guard arguments.count <= chunk else {
-            var replies: [RedisReply] = []
-            replies.reserveCapacity(arguments.count)
-            for start in stride(from: 0, to: arguments.count, by: chunk) {
-                replies += try runMany(script, keys: keys, arguments: Array(arguments[start..<min(start + chunk, arguments.count)]))
-            }
-            return replies
-        }
-        return try slot.withLock { (s: inout Slot) throws(RedisFailure) -> [RedisReply] in
-            var calls = numbered(arguments, script, &s)
-            var sent = false
-            return try retrying(&s) { (s: inout Slot, c: RedisConnection) throws(RedisFailure) in
-                if sent, newSerialOnResend { calls = numbered(arguments, script, &s) }
-                sent = true
-                return try Self.evaluate(script, keys, calls, &s, c)
-            }
-        }
+        var reply = RedisReply.null
+        try runStreaming(script, keys: keys, arguments: [arguments]) { _, answer in reply = answer }
+        if case .error(let text) = reply { throw .server(text) }
+        return reply
     }
 
     /// Runs `script` once per argument list with `window` calls in flight (a quarter of the ring
-    /// at most, as ``runMany(_:keys:arguments:)``): each reply is handed
-    /// to `each` (with its call's index) as soon as it is read, while the server runs the calls
-    /// after it, so that the caller's work on one answer and the server's on the next overlap.
+    /// at most, so that a record is reused only long after its call was answered): each reply is
+    /// handed to `each` (with its call's index) as soon as it is read, while the server runs the
+    /// calls after it, so that the caller's work on one answer and the server's on the next
+    /// overlap. A recorded script's calls take consecutive serials, kept across resends.
     /// After a broken connection only the calls whose replies were not handed over are sent
     /// again (a recorded call that ran answers the same). Throws when a call could not be
     /// answered within the link's patience: the calls from there on were not handed over.
@@ -242,22 +220,6 @@ final class RedisLink: Sendable {
 
     private static func resendable(_ text: String) -> Bool {
         RedisFailure.server(text).isTransient || ClusterRedirect(text) != nil
-    }
-
-    private static func evaluate(
-        _ script: RedisScript, _ keys: [String], _ calls: [[String]], _ s: inout Slot, _ c: RedisConnection
-    ) throws(RedisFailure) -> [RedisReply] {
-        let digest = try digest(script, &s, c)
-        var replies = try c.pipeline(calls.map { ["EVALSHA", digest, String(keys.count)] + keys + $0 })
-        if replies.contains(where: { if case .error(let text) = $0 { text.hasPrefix("NOSCRIPT") } else { false } }) {
-            // The server restarted and lost its script cache: load it again and send the lot
-            // again (the calls that ran are recorded: they answer the same).
-            s.digests[script.name] = nil
-            let reloaded = try Self.digest(script, &s, c)
-            replies = try c.pipeline(calls.map { ["EVALSHA", reloaded, String(keys.count)] + keys + $0 })
-        }
-        for case .error(let text) in replies where Self.resendable(text) { throw .server(text) }
-        return replies
     }
 
     private static func digest(_ script: RedisScript, _ s: inout Slot, _ c: RedisConnection) throws(RedisFailure) -> String {
