@@ -11,7 +11,7 @@ import Testing
 /// taken meanwhile by a countdown that was then cancelled.
 @Suite("CountdownTable against a model")
 struct CountdownTableModelTests {
-    typealias Table = CountdownTable<DeadlineTrack, Int>
+    typealias Table = EngineState<DeadlineTrack, Int>
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -71,7 +71,7 @@ struct CountdownTableModelTests {
         /// Every ticket below it is delivered.
         var deliveredBelow: UInt64 = 0
         /// The events decided and not delivered yet, with their tickets, in order.
-        var pending: [(ticket: UInt64, delivery: Outbox.Delivery)] = []
+        var pending: [(ticket: UInt64, delivery: Delivery)] = []
         /// The ticket after the last one decided.
         var nextTicket: UInt64 = 0
         /// The ticket of the last event decided for each key's countdown.
@@ -85,7 +85,7 @@ struct CountdownTableModelTests {
         static func ms(_ instant: MonotonicInstant) -> Int { Int((instant.nanoseconds - origin) / 1_000_000) }
 
         /// Carries out a decision as a driver would: timers into the list, handles kept at once;
-        /// its events, taken from the table's outbox, are queued for ``deliver(_:)``.
+        /// its events, taken from the pipeline, are queued for ``deliver(_:)``.
         mutating func carryOut<A>(_ decision: Table.Decision<A>) throws {
             for effect in decision.effects {
                 if case .arm(let id, _, let firstFire) = effect {
@@ -94,17 +94,17 @@ struct CountdownTableModelTests {
                     try carryOut(table.keep(nextHandle, for: id))
                 }
             }
-            // Taken from the table's outbox, as a drain takes them: numbered in the order of
+            // Taken from the pipeline, as a drain takes them: numbered in the order of
             // every event decided.
-            let events = table.outbox.takePending()
+            let events = table.pipeline.takePending()
             guard !events.isEmpty else { return }
-            let first = table.outbox.decided - UInt64(events.count)
+            let first = table.pipeline.decided - UInt64(events.count)
             for (offset, delivery) in events.enumerated() {
                 let ticket = first + UInt64(offset)
                 lastTicket[delivery.event.key] = ticket
                 pending.append((ticket, delivery))
             }
-            nextTicket = table.outbox.decided
+            nextTicket = table.pipeline.decided
             // Each running countdown's place names its last event's ticket: what a cancel reads
             // to let its observer go without revoking it.
             for key in Set(events.map(\.event.key)) {

@@ -4,10 +4,10 @@ import Testing
 
 /// The keyed bookkeeping as a value, tested as `LifecycleTests` tests a progress: instants made
 /// up, no sleeps, no queues, no threads. Each test drives a table and reads its answers, the
-/// effects it decided and the events it holds for the outbox.
+/// effects it decided and the events it appended to the delivery pipeline.
 @Suite("CountdownTable")
 struct CountdownTableTests {
-    typealias Table = CountdownTable<DeadlineTrack, Int>
+    typealias Table = EngineState<DeadlineTrack, Int>
 
     static let origin: UInt64 = 1_000_000_000_000
     /// `ms` after the origin, on both the timer clock and the progress's clock.
@@ -28,12 +28,12 @@ struct CountdownTableTests {
         lazy var observer: CountdownObserver = { [unowned self] in self.heard.append($0) }
     }
 
-    /// What one call decided: its decision, and the events it put in the table's outbox, taken
+    /// What one call decided: its decision, and the events it put in the delivery pipeline, taken
     /// from there as a drain takes them. Reads as the decision does (`answer`, `effects`).
     @dynamicMemberLookup
     struct Decided<A> {
         let decision: Table.Decision<A>
-        let events: ContiguousArray<Outbox.Delivery>
+        let events: ContiguousArray<Delivery>
         /// The ticket of its first event: the count of events decided before the call.
         let ticket: UInt64
 
@@ -41,12 +41,12 @@ struct CountdownTableTests {
     }
 
     /// Makes `call` on `table`, and takes the events it decided (what earlier calls left in the
-    /// outbox is dropped first, delivered by nobody).
+    /// pipeline is dropped first, delivered by nobody).
     static func decide<A>(_ table: inout Table, _ call: (inout Table) throws -> Table.Decision<A>) rethrows -> Decided<A> {
-        _ = table.outbox.takePending()
-        let ticket = table.outbox.decided
+        _ = table.pipeline.takePending()
+        let ticket = table.pipeline.decided
         let decision = try call(&table)
-        return Decided(decision: decision, events: table.outbox.takePending(), ticket: ticket)
+        return Decided(decision: decision, events: table.pipeline.takePending(), ticket: ticket)
     }
 
     /// Delivers the events a call decided, as the delivery queue would.
@@ -289,7 +289,7 @@ struct CountdownTableTests {
 
     @Test("a shorter last interval is passed on when the handle arrives")
     func shortenWhenKept() throws {
-        var table = CountdownTable<TickCount, Int>(rules: .init(tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: nil))
+        var table = EngineState<TickCount, Int>(rules: .init(tick: .milliseconds(100), maximumDuration: .seconds(60), capacity: nil))
         let started = try table.start(key: "k", duration: .milliseconds(150), observer: Ear().observer, now: Self.at(0))
         let id = try #require(started.effects.compactMap { if case .arm(let id, _, _) = $0 { id } else { nil } }.first)
         _ = table.fire(id, now: Self.at(100))  // a tick; 50 ms left, a short interval, no handle yet

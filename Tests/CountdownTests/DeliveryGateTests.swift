@@ -125,6 +125,6 @@ struct DeliveryGateTests {
         #expect(gate.admits(registration: 1, generation: 0) && gate.admits(registration: 2, generation: 0))
         gate.silence(below: 3)
         #expect(!gate.admits(registration: 1, generation: 2), "decided before the pause")
-        #expect(gate.admits(registration: 1, generation: 3) && gate.admits(registration: 1, generation: Outbox.Delivery.answer))
+        #expect(gate.admits(registration: 1, generation: 3) && gate.admits(registration: 1, generation: Delivery.answer))
     }
 }

@@ -82,18 +82,18 @@ struct LifecycleTests {
     /// tick counts marks the background and corrects its countdown at the foreground.
     @Test("a backend that reads a clock skips the hooks; one that counts ticks does not")
     func clocksSkip() throws {
-        func run<P: CountdownProgress>(_ table: inout CountdownTable<P, Int>) throws -> (marked: Bool, told: Int) {
+        func run<P: CountdownProgress>(_ table: inout EngineState<P, Int>) throws -> (marked: Bool, told: Int) {
             _ = try table.start(key: "sms-code:+8613800000000", duration: .seconds(2), observer: { _ in }, now: at(0))
-            _ = table.outbox.takePending()
+            _ = table.pipeline.takePending()
             _ = table.enteredBackground(now: at(500), boot: boot(500))
             let marked = table.isInBackground
             _ = table.enteredForeground(now: at(510), boot: boot(5510))
-            return (marked, table.outbox.takePending().count)
+            return (marked, table.pipeline.takePending().count)
         }
-        let rules = CountdownTable<DeadlineTrack, Int>.Rules(
+        let rules = EngineState<DeadlineTrack, Int>.Table.Rules(
             tick: .milliseconds(200), maximumDuration: .seconds(60), capacity: nil, arming: .timerPerCountdown(shutdown: .disarmEach))
-        var deadlines = CountdownTable<DeadlineTrack, Int>(rules: rules)
-        var counts = CountdownTable<TickCount, Int>(rules: .init(
+        var deadlines = EngineState<DeadlineTrack, Int>(rules: rules)
+        var counts = EngineState<TickCount, Int>(rules: .init(
             tick: .milliseconds(200), maximumDuration: .seconds(60), capacity: nil, arming: .timerPerCountdown(shutdown: .disarmEach)))
         let clock = try run(&deadlines), counter = try run(&counts)
         #expect(!clock.marked && clock.told == 0, "a deadline table marked the background (\(clock.marked)) or told \(clock.told) event(s)")

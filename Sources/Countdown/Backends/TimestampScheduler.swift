@@ -106,13 +106,13 @@ struct TimestampMechanism: CountdownMechanism {
     func bind(to engine: CountdownEngine<Self>) { ticker.bind(to: engine) }
 
     /// The ticker's wake-ups run on the delivery queue, after the drain that files the arms:
-    /// a start leaves its first fire in the outbox beside its tick, and takes no ticker lock.
+    /// a start leaves its first fire in the delivery pipeline beside its tick, and takes no ticker lock.
     /// A wake-up that comes while a drain lingers runs when the drain hands the queue back,
     /// within a turn (half a millisecond), however long the stream of events stays dense.
     var arming: ArmingStyle { .sharedDueQueue }
 
-    func file(_ arms: ContiguousArray<Outbox.Arm>) {
-        ticker.schedule(arms.lazy.map { DueItem(due: $0.firstFire, index: $0.id.index, arm: $0.id.arm) })
+    func file(_ firstFires: ContiguousArray<FirstFire>) {
+        ticker.schedule(firstFires.lazy.map { DueItem(due: $0.at, index: $0.id.index, arm: $0.id.arm) })
     }
 
     func shutdown() { ticker.stop() }

@@ -3,17 +3,13 @@ import CountdownSupport
 /// What the engine does once the table decided and the lock is released.
 extension CountdownEngine {
     /// Does what a decision left to do: its effects in order, then a write of the store and,
-    /// when it put the first things in the outbox (under the lock, as it decided them), a drain.
+    /// when it put the first things in the pipeline (under the lock, as it decided them), a drain.
     /// `drain`: queue the drain owed; false when the caller, on the delivery queue, delivers
     /// them itself. Returns whether a drain was owed. (Taken `inout`, so that nothing is copied
     /// on the way.)
     @discardableResult
     func carryOut(_ actions: inout Table.Actions, persist: Bool = true, drain: Bool = true) -> Bool {
-        if actions.handover != .nothing {
-            // Stored only when clear: a lingering drain clears it only when it takes the events,
-            // so in a dense stream the line stays in this core's cache, read, not written.
-            if outboxFilled.word.load(ordering: .relaxed) == 0 { outboxFilled.word.store(1, ordering: .releasing) }
-        }
+        if actions.handover != .nothing { signals.markFilled() }
         // Released here, after the lock: what it captured may go with it.
         if actions.letGo != nil { actions.letGo = nil }
         if !actions.effects.isEmpty { actions.effects.removeAll { perform($0) } }
@@ -28,7 +24,7 @@ extension CountdownEngine {
         case .arm(let id, let key, let firstFire):
             let handle = mechanism.arm(id, key: key, firstFire: firstFire, engine: self)
             // Kept if the countdown is still armed so; otherwise the table has it disarmed.
-            var kept = table.withLock { $0.keep(handle, for: id) }
+            var kept = state.withLock { $0.keep(handle, for: id) }
             carryOut(&kept.actions)
         case .disarm(let handle): mechanism.disarm(handle)
         case .wake(let handle): mechanism.wake(handle)
@@ -62,11 +58,11 @@ extension CountdownEngine {
     static var roomMakerName: String { "countdown-room" }
 
     /// Whether room for more places, made ahead, waits in the table.
-    var holdsRoomAhead: Bool { table.withLock { $0.holdsRoomAhead } }
+    var holdsRoomAhead: Bool { state.withLock { $0.holdsRoomAhead } }
 
     private func provide(_ room: sending Table.Room) {
         var room: Table.Room? = room
-        table.withLock { $0.provide(&room) }
+        state.withLock { $0.table.provide(&room) }
         // Not wanted after all: let go of here, after the lock.
         room = nil
     }

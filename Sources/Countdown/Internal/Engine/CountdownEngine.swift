@@ -2,39 +2,36 @@ import CountdownSupport
 import Dispatch
 import Synchronization
 
-/// The engine every built-in backend runs: a ``CountdownTable`` under a lock, the mechanism
-/// that times its countdowns, the ``Outbox`` of decided events, the ``StoreGate``, and the
-/// ``EngineRuntime`` everything from the world comes through.
+/// The engine every built-in backend runs: an ``EngineState`` under a lock (the
+/// ``CountdownTable`` and the ``DeliveryPipeline`` its decisions append to), the mechanism that
+/// times its countdowns, the ``StoreGate``, and the ``EngineRuntime`` everything from the world
+/// comes through.
 ///
 /// Each call decides, then acts: it takes the lock, reads the mechanism's clock, lets the table
-/// decide (its events go into the table's ``Outbox`` as they are decided), releases the lock,
-/// and only then does what the table decided (``carryOut(_:persist:drain:)``): arms and disarms
-/// the mechanism's timers, lets go of observers, ends streams, asks the store for a write,
-/// queues a drain of the delivery queue (``drain(lingering:continuing:)``), which takes the
-/// events a batch at a time and delivers them.
+/// decide (its events go into the pipeline as they are decided), releases the lock, and only
+/// then does what the table decided (``carryOut(_:persist:drain:)``): arms and disarms the
+/// mechanism's timers, lets go of observers, ends streams, asks the store for a write, queues a
+/// drain on the delivery queue (``drain(lingering:continuing:)``), which runs what a
+/// ``DrainRun`` decides: takes the events a batch at a time and delivers them.
 ///
 /// Instants are read with the lock held: read before it, they would be stale by however long
 /// the lock took, and a progress that also reads another clock would disagree with them.
 /// Observers are called on the delivery queue without the lock, each delivery checked against
 /// its place's ``DeliveryGate``, so they may call back in; so may the mechanism's hooks.
 final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
-    typealias Table = CountdownTable<Mechanism.Progress, Mechanism.Handle>
+    typealias State = EngineState<Mechanism.Progress, Mechanism.Handle>
+    typealias Table = State.Table
     typealias FireResult = Table.FireResult
     typealias WorkerStep = Table.WorkerStep
 
     let settings: SchedulerSettings
     let mechanism: Mechanism
     let runtime: EngineRuntime
-    let table: Locked<Table>
+    let state: Locked<State>
     /// The table's key hasher, which never changes: a call hashes its key before the lock.
     private let keyHasher: KeyHash
-    /// Set when a decision put events in the table's outbox: a lingering drain reads it
-    /// without taking the table's lock, which every thread that decides events needs. (Each of
-    /// the drain's words is on a line of its own: the fields here are read on every call.)
-    let outboxFilled = LoneAtomic(0)
-    /// Every event of a lower ticket has been delivered or dropped: a cancel whose observer has
-    /// none above it lets the observer go without revoking it. Stored by the drain alone.
-    let deliveredBelow = LoneAtomic(0)
+    /// What the drain and the deciding threads tell each other without the lock.
+    let signals = DeliverySignals()
     let store = StoreGate()
 
     /// - Parameter runtime: the world; `.system(deliveryQueue: settings.deliveryQueue)` unless
@@ -43,11 +40,11 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         self.settings = settings
         self.mechanism = mechanism
         self.runtime = runtime ?? .system(deliveryQueue: settings.deliveryQueue)
-        let table = Table(rules: .init(
+        let state = State(rules: .init(
             tick: settings.tickInterval, maximumDuration: settings.maximumDuration, capacity: settings.capacity,
             arming: mechanism.arming))
-        keyHasher = table.keyHasher
-        self.table = Locked(table)
+        keyHasher = state.table.keyHasher
+        self.state = Locked(state)
         mechanism.bind(to: self)
     }
 
@@ -59,13 +56,13 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         // Hashed before the lock, and its index line fetched while the clocks are read.
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
         // Read before the lock, as a cancel's: a place a finish freed is reused once delivered.
-        let delivered = deliveredBelow.word.load(ordering: .acquiring)
+        let delivered = signals.deliveredBelow
         var actions = Table.Actions()
-        let answer = try table.withLock { table throws(CountdownError) in
-            table.prefetch(hash)
-            return try table.start(
+        let answer = try state.withLock { state throws(CountdownError) in
+            state.table.prefetch(hash)
+            return try state.table.start(
                 key: key, hash: hash, duration: duration, observer: observer, now: mechanism.now(),
-                deliveredBelow: delivered, &actions)
+                deliveredBelow: delivered, &actions, &state.pipeline)
         }
         carryOut(&actions)
         return answer
@@ -82,7 +79,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         key: String, observer: @escaping CountdownObserver, ended: (@Sendable () -> Void)? = nil,
         registration: inout Table.Registration?
     ) -> Duration? {
-        var decision = table.withLock {
+        var decision = state.withLock {
             $0.attach(key: key, observer: observer, ended: ended, now: mechanism.now(), registration: &registration)
         }
         let answer = decision.answer
@@ -114,48 +111,48 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         // with `.finished`, which detaches nothing.
         continuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination, let self else { return }
-            var decision = self.table.withLock { $0.detach(key: key, registration: registration) }
+            var decision = self.state.withLock { $0.detach(key: key, registration: registration) }
             self.carryOut(&decision.actions)
         }
         return stream
     }
 
     func cancel(key: String) -> Bool {
-        let delivered = deliveredBelow.word.load(ordering: .acquiring)
+        let delivered = signals.deliveredBelow
         let hash = KeyIndex.Hash(key, hasher: keyHasher)
         var actions = Table.Actions()
-        let answer = table.withLock { $0.cancel(key: key, hash: hash, deliveredBelow: delivered, &actions) }
+        let answer = state.withLock { $0.table.cancel(key: key, hash: hash, deliveredBelow: delivered, &actions) }
         carryOut(&actions)
         return answer
     }
 
     func pause(key: String) -> Bool {
-        var decision = table.withLock { $0.pause(key: key, now: mechanism.now()) }
+        var decision = state.withLock { $0.pause(key: key, now: mechanism.now()) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
     }
 
     func resume(key: String) -> Bool {
-        var decision = table.withLock { $0.resume(key: key, now: mechanism.now()) }
+        var decision = state.withLock { $0.resume(key: key, now: mechanism.now()) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
     }
 
     func remaining(key: String) -> Duration? {
-        table.withLock { $0.remaining(key: key, now: mechanism.now()) }
+        state.withLock { $0.remaining(key: key, now: mechanism.now()) }
     }
 
     /// Who observes the countdown under `key`: its observer's registration, and whether
     /// anyone is registered (nobody is once a stream's consumer went away). For tests.
     func observation(key: String) -> (registration: Table.Registration, observed: Bool)? {
-        table.withLock { $0.observation(of: key) }
+        state.withLock { $0.observation(of: key) }
     }
 
-    var activeKeys: [String] { table.withLock { $0.activeKeys } }
+    var activeKeys: [String] { state.withLock { $0.activeKeys } }
 
-    var activeCount: Int { table.withLock { $0.activeCount } }
+    var activeCount: Int { state.withLock { $0.activeCount } }
 
     // MARK: - The app's lifecycle
 
@@ -166,7 +163,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func enteredBackground() {
         defer { waitUntilStored() }
         guard Mechanism.Progress.countsTicks else { return }
-        var decision = table.withLock { $0.enteredBackground(now: mechanism.now(), boot: runtime.bootClock()) }
+        var decision = state.withLock { $0.enteredBackground(now: mechanism.now(), boot: runtime.bootClock()) }
         carryOut(&decision.actions)
     }
 
@@ -175,7 +172,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// timer onto the corrected grid.
     func enteredForeground() {
         guard Mechanism.Progress.countsTicks else { return }
-        var decision = table.withLock { $0.enteredForeground(now: mechanism.now(), boot: runtime.bootClock()) }
+        var decision = state.withLock { $0.enteredForeground(now: mechanism.now(), boot: runtime.bootClock()) }
         carryOut(&decision.actions)
     }
 
@@ -192,9 +189,9 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
             let writer = StoreWriter(store: store, executor: runtime.makeWriteExecutor()) { [weak self] written in
                 self?.snapshot(changedSince: written, clocks: clocks)
             } changeCount: { [weak self] in
-                self?.table.withLock { $0.isShutDown ? nil : $0.changes }
+                self?.state.withLock { $0.isShutDown ? nil : $0.changes }
             }
-            decision = try table.withLock { table throws(CountdownStoreError) in
+            decision = try state.withLock { table throws(CountdownStoreError) in
                 // The store's clocks first, the scheduler's last: the time left is read at the
                 // earlier instant and counted from the later one, so a restored deadline is
                 // never early (a snapshot reads them the other way round, for the same reason).
@@ -220,7 +217,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// What the store keeps of every countdown, read at one instant; nil when nothing changed
     /// since `written`, or once shut down. The scheduler's clock first, the store's last.
     private func snapshot(changedSince written: UInt64?, clocks: StoreClocks) -> StoreWriter.Snapshot? {
-        table.withLock { table in
+        state.withLock { table in
             let now = mechanism.now()
             return table.snapshot(changedSince: written, now: now, wall: clocks.wall(), boot: clocks.boot(), bootID: clocks.bootID)
         }
@@ -234,7 +231,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     func shutdown() {
         let writer = store.attached
         // What runs at this instant is what the store keeps for the next launch.
-        var (decision, last) = table.withLock { table -> (Table.Decision<Bool>, StoreWriter.Snapshot?) in
+        var (decision, last) = state.withLock { table -> (Table.Decision<Bool>, StoreWriter.Snapshot?) in
             guard !table.isShutDown else { return (Table.Decision(answer: false), nil) }
             let last = writer.flatMap { writer in
                 let now = mechanism.now(), clocks = writer.store.clocks
@@ -252,7 +249,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// A timer fired for `id`. Each call is one fire: a tick-counting progress takes a tick
     /// off, whatever the time, or `intervals` ticks when the timer says it missed some.
     func fire(_ id: CountdownID, intervals: Int = 1) -> FireResult {
-        var decision = table.withLock { $0.fire(id, now: mechanism.now(), intervals: intervals) }
+        var decision = state.withLock { $0.fire(id, now: mechanism.now(), intervals: intervals) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer
@@ -272,7 +269,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         while next < batch.count {
             let chunk = next..<min(next + Self.batchChunk, batch.count)
             next = chunk.upperBound
-            var decision = table.withLock { $0.fire(&batch, chunk, kept: &kept, now: mechanism.now()) }
+            var decision = state.withLock { $0.fire(&batch, chunk, kept: &kept, now: mechanism.now()) }
             owed = carryOut(&decision.actions, drain: false) || owed
         }
         batch.removeLast(batch.count - kept)
@@ -285,7 +282,7 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
     /// For a worker that sleeps between fires (the operation-queue backend): fires if the
     /// next fire is due, and says what to do next. Spurious wake-ups are harmless.
     func workerStep(_ id: CountdownID) -> WorkerStep {
-        var decision = table.withLock { $0.workerStep(id, now: mechanism.now()) }
+        var decision = state.withLock { $0.workerStep(id, now: mechanism.now()) }
         let answer = decision.answer
         carryOut(&decision.actions)
         return answer

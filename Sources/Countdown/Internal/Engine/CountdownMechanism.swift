@@ -36,7 +36,7 @@ enum ArmingStyle: Equatable, Sendable {
     case worker
     /// One queue of due instants for every countdown, whose wake-ups run on the delivery queue
     /// (the timestamp ticker, in real or virtual time). No handle is kept: a fire finds its
-    /// countdown by place and arm. A countdown's first fire rides the outbox beside its first
+    /// countdown by place and arm. A countdown's first fire rides the delivery pipeline beside its first
     /// tick and is filed by the drain (``CountdownMechanism/file(_:)``) before anything is
     /// delivered, so a start takes no timer lock and a burst of starts files a batch at a time;
     /// and the drain may linger in a dense stream (its wake-ups wait for the queue it holds at
@@ -85,7 +85,7 @@ protocol CountdownMechanism: Sendable {
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) -> Handle
 
     /// ``ArmingStyle/sharedDueQueue``: files the first fires a drain took, on the delivery queue.
-    func file(_ arms: ContiguousArray<Outbox.Arm>)
+    func file(_ arms: ContiguousArray<FirstFire>)
 
     /// The countdown ended (finished, cancelled, paused, shut down), or the arm lost a race
     /// with one of those: release what `arm` made.
@@ -108,7 +108,7 @@ extension CountdownMechanism {
     func wake(_ handle: Handle) {}
     func shorten(_ handle: Handle, nextFire: MonotonicInstant) {}
     func shutdown() {}
-    func file(_ arms: ContiguousArray<Outbox.Arm>) {
+    func file(_ arms: ContiguousArray<FirstFire>) {
         preconditionFailure("arms filed on the delivery queue for \(arming), which arms each countdown at once")
     }
 }
@@ -117,7 +117,7 @@ extension CountdownMechanism where Handle == Void {
     /// A shared due-queue keeps no handle and is never asked to arm one countdown: the drain
     /// files its arms.
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) {
-        file([Outbox.Arm(id: id, firstFire: firstFire)])
+        file([FirstFire(id: id, at: firstFire)])
     }
     func disarm(_ handle: Void) {}
 }

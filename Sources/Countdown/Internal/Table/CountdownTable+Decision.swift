@@ -29,7 +29,7 @@ extension CountdownTable {
         var persist: Bool { actions.persist }
     }
 
-    /// What a decision put in the outbox, for the engine to act on after the lock. Kinds, in
+    /// What a decision put in the delivery pipeline, for the engine to act on after the lock. Kinds, in
     /// the order one decision may move through them.
     enum Handover {
         case nothing
@@ -38,10 +38,10 @@ extension CountdownTable {
         /// The same, and no drain was queued: the engine queues one.
         case owingDrain
 
-        /// Notes one more thing put in the outbox; `owesDrain`: the outbox asked for a drain.
+        /// Notes one more thing put in the pipeline, and what the pipeline asked.
         @inline(__always)
-        mutating func note(owesDrain: Bool) {
-            if owesDrain { self = .owingDrain } else if self == .nothing { self = .added }
+        mutating func note(_ appended: DeliveryPipeline.Appended) {
+            if appended == .owesDrain { self = .owingDrain } else if self == .nothing { self = .added }
         }
     }
 
@@ -49,7 +49,7 @@ extension CountdownTable {
     /// engine carries it out in one specialized function.
     struct Actions {
         var effects = SmallList<Effect>()
-        /// What the decision put in the table's outbox: whether a drain is owed.
+        /// What the decision put in the pipeline: whether a drain is owed.
         var handover = Handover.nothing
         /// A change the store keeps was made: ask for a write.
         var persist = false

@@ -28,24 +28,24 @@ extension CountdownTable {
 
     /// A timer fired for `id`. A tick-counting progress takes a tick off, whatever the time, or
     /// `intervals` ticks when the timer says it missed some.
-    mutating func fire(_ id: CountdownID, now: Moment, intervals: Int = 1) -> Decision<FireResult> {
+    mutating func fire(_ id: CountdownID, now: Moment, intervals: Int = 1, _ pipeline: inout DeliveryPipeline) -> Decision<FireResult> {
         var decision = Decision(answer: FireResult.stale)
         guard let index = armed(id), places[index].state == .running else { return decision }
-        decision.answer = advance(index, now: now, intervals: intervals, &decision.actions)
+        decision.answer = advance(index, now: now, intervals: intervals, &decision.actions, &pipeline)
         return decision
     }
 
     /// The fires of `batch[chunk]`, due countdowns of a mechanism that drives every countdown
     /// from one place; those that continue are moved to `batch[kept...]`, each with its next
     /// fire, and `kept` counts them.
-    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment) -> Decision<Void> {
+    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Void> {
         var decision = Decision(answer: ())
         for position in chunk {
             prefetch(ahead: batch, of: position)
             let item = batch[position]
             guard let index = armed(CountdownID(index: item.index, serial: 0, arm: item.arm)), places[index].state == .running
             else { continue }
-            if case .continues(let due) = advance(index, now: now, intervals: 1, &decision.actions) {
+            if case .continues(let due) = advance(index, now: now, intervals: 1, &decision.actions, &pipeline) {
                 batch[kept] = DueItem(due: due, index: item.index, arm: item.arm)
                 kept += 1
             }
@@ -56,7 +56,7 @@ extension CountdownTable {
     /// For a worker that sleeps between fires: fires if the next fire is due, and says what to
     /// do next. The worker lives as long as its countdown, across pauses, so it is recognised
     /// by `serial`.
-    mutating func workerStep(_ id: CountdownID, now: Moment) -> Decision<WorkerStep> {
+    mutating func workerStep(_ id: CountdownID, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<WorkerStep> {
         var decision = Decision(answer: WorkerStep.exit)
         let index = Int(id.index)
         guard index < places.count, places[index].serial == id.serial, places[index].state.isOccupied else { return decision }
@@ -69,7 +69,7 @@ extension CountdownTable {
             decision.answer = .sleep(until: nextFire)
             return decision
         }
-        switch advance(index, now: now, intervals: 1, &decision.actions) {
+        switch advance(index, now: now, intervals: 1, &decision.actions, &pipeline) {
         case .continues(let next): decision.answer = .sleep(until: next)
         case .finished, .stale: decision.answer = .exit
         }

@@ -17,7 +17,7 @@ extension CountdownTable {
     /// Takes off, in every countdown marked at the background, the time its ticks did not
     /// count; tells its observer the corrected remaining time (or the finish), and moves its
     /// timer onto the corrected grid.
-    mutating func enteredForeground(now: Moment, boot: Int64) -> Decision<Void> {
+    mutating func enteredForeground(now: Moment, boot: Int64, _ pipeline: inout DeliveryPipeline) -> Decision<Void> {
         var decision = Decision(answer: ())
         guard Progress.countsTicks, isInBackground else { return decision }
         isInBackground = false
@@ -25,11 +25,11 @@ extension CountdownTable {
             guard let step = places[index].progress.enteredForeground(at: now, boot: boot) else { continue }
             switch step {
             case .finished:
-                finishCountdown(index, &decision.actions)
+                finishCountdown(index, &decision.actions, &pipeline)
             case .tick(let remaining):
-                emit(.tick(places[index].key, remaining), at: index, &decision.actions)
+                emit(.tick(places[index].key, remaining), at: index, &decision.actions, &pipeline)
                 places[index].arm &+= 1
-                retime(index, &decision.actions)
+                retime(index, &decision.actions, &pipeline)
                 recordChange(&decision.actions)
             case .quiet:
                 break
@@ -44,7 +44,7 @@ extension CountdownTable {
     /// within one boot, by the wall clock after a reboot), paused ones paused; refuses them all
     /// if one is refused. `wall`, `boot`: the store's clocks, read before `now`, so that a
     /// restored deadline is never early.
-    mutating func restore(_ records: [CountdownRecord], now: Moment, wall: Int64, boot: Int64, bootID: String?, storePath: String)
+    mutating func restore(_ records: [CountdownRecord], now: Moment, wall: Int64, boot: Int64, bootID: String?, storePath: String, _ pipeline: inout DeliveryPipeline)
         throws(CountdownStoreError) -> Decision<CountdownRestoration>
     {
         guard !hasStore else { throw .alreadyAttached(path: storePath) }
@@ -85,7 +85,7 @@ extension CountdownTable {
                 decision.answer.paused[countdown.key] = countdown.remaining
             } else {
                 let id = occupy(key: countdown.key, probe, observer: nil, progress: progress, &decision.actions)
-                arm(Int(id.index), &decision.actions)
+                arm(Int(id.index), &decision.actions, &pipeline)
                 decision.answer.running[countdown.key] = countdown.remaining
             }
         }

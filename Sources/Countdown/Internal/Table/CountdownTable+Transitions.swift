@@ -147,14 +147,14 @@ extension CountdownTable {
     }
 
     /// Decides a timer for the countdown at `index`, at its current arm.
-    mutating func arm(_ index: Int, _ actions: inout Actions) {
-        arm(id(of: index), key: places[index].key, firstFire: places[index].progress.nextFire, &actions)
+    mutating func arm(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+        arm(id(of: index), key: places[index].key, firstFire: places[index].progress.nextFire, &actions, &pipeline)
     }
 
     /// The same, for a caller that holds what the place holds (a start, which just filled it).
-    mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions) {
+    mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         if rules.arming == .sharedDueQueue {
-            actions.handover.note(owesDrain: outbox.append(Outbox.Arm(id: id, firstFire: firstFire)))
+            actions.handover.note(pipeline.append(FirstFire(id: id, at: firstFire)))
             return
         }
         assert(places[Int(id.index)].timer.handle == nil, "armed again while its timer is kept")
@@ -175,27 +175,27 @@ extension CountdownTable {
 
     /// The countdown at `index` moved onto another grid (its arm moved on): a kept worker is
     /// woken once, a timer replaced.
-    mutating func retime(_ index: Int, _ actions: inout Actions) {
+    mutating func retime(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         if rules.arming == .worker {
             if let handle = places[index].timer.handle { actions.effects.append(.wake(handle)) }
             return
         }
         stopTimer(index, &actions)
-        arm(index, &actions)
+        arm(index, &actions, &pipeline)
     }
 
     /// The countdown at `index` runs again: a timer from its next fire.
-    mutating func restartTimer(_ index: Int, _ actions: inout Actions) {
+    mutating func restartTimer(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         if rules.arming == .worker, !places[index].timer.isNone {
             if let handle = places[index].timer.handle { actions.effects.append(.wake(handle)) }
             return
         }
-        arm(index, &actions)
+        arm(index, &actions, &pipeline)
     }
 
     /// Replaces the observer of the countdown at `index` with `observer`, and tells it the time
     /// left at once; returns that time.
-    mutating func attach(at index: Int, observer: CountdownObserver?, now: Moment, _ actions: inout Actions) -> Duration {
+    mutating func attach(at index: Int, observer: CountdownObserver?, now: Moment, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) -> Duration {
         revoke(index, &actions)
         places[index].observer = observer
         places[index].registration &+= 1
@@ -203,17 +203,17 @@ extension CountdownTable {
         places[index].progress.told(remaining)
         // A countdown whose deadline passed is finishing: the new observer hears the finish,
         // never a tick of zero.
-        if remaining > .zero { emit(.tick(places[index].key, remaining), told: true, at: index, &actions) }
+        if remaining > .zero { emit(.tick(places[index].key, remaining), told: true, at: index, &actions, &pipeline) }
         return remaining
     }
 
-    mutating func advance(_ index: Int, now: Moment, intervals: Int, _ actions: inout Actions) -> FireResult {
+    mutating func advance(_ index: Int, now: Moment, intervals: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) -> FireResult {
         switch places[index].progress.advance(at: now, intervals: intervals, tick: tick) {
         case .finished:
-            finishCountdown(index, &actions)
+            finishCountdown(index, &actions, &pipeline)
             return .finished
         case .tick(let remaining):
-            emit(.tick(places[index].key, remaining), at: index, &actions)
+            emit(.tick(places[index].key, remaining), at: index, &actions, &pipeline)
             let nextFire = places[index].progress.nextFire
             // Without a handle yet, `keep` shortens it.
             if places[index].progress.nextIntervalIsShort, let handle = places[index].timer.handle {
@@ -228,11 +228,11 @@ extension CountdownTable {
     /// The countdown at `index` finished: its place is freed before its observer hears it, and
     /// the stream it fed ends with that finish. The place is reused once the finish was
     /// delivered (``finishedPlaces``): until then its gate must refuse nothing of this observer.
-    mutating func finishCountdown(_ index: Int, _ actions: inout Actions) {
+    mutating func finishCountdown(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         let (key, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
         if !streamEnds.isEmpty { streamEnds.removeValue(forKey: UInt32(index)) }
-        emit(.finished(key), at: index, &actions)
+        emit(.finished(key), at: index, &actions, &pipeline)
         // Let go of here, under the lock, and no effect made for it (a million finishes a second
         // at the end of a wave): the finish just decided holds the observer too, so this is never
         // the last reference, and nothing it captured can go under the lock.
@@ -254,18 +254,17 @@ extension CountdownTable {
     /// Decides an event for the observer of the countdown at `index`, stamped with its
     /// registration and pause generation, or, when it answers a call (`told`: the tick a start
     /// or an attach tells at once), with a generation no pause silences, and puts it in the
-    /// outbox, after every event decided before it. Nothing, when nobody observes it.
+    /// pipeline, after every event decided before it. Nothing, when nobody observes it.
     ///
     /// Inlined: not inlined, each event went through its value witnesses on its way into the
     /// delivery (callgrind: about 200 instructions more a fire).
     @inline(__always)
-    mutating func emit(_ event: consuming CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions) {
+    mutating func emit(_ event: consuming CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         guard let observer = places[index].observer else { return }
-        let generation = told ? Outbox.Delivery.answer : places[index].generation
-        places[index].lastTicket = outbox.decided
-        let owesDrain = outbox.append(Outbox.Delivery(
+        let generation = told ? Delivery.answer : places[index].generation
+        places[index].lastTicket = pipeline.decided
+        actions.handover.note(pipeline.append(Delivery(
             observer: observer, event: event, gate: gates.gate(at: index),
-            registration: places[index].registration, generation: generation))
-        actions.handover.note(owesDrain: owesDrain)
+            registration: places[index].registration, generation: generation)))
     }
 }

@@ -3,7 +3,7 @@
 ///
 /// Every operation takes the instant it happens at and returns a ``Decision``: its answer, and
 /// the ``Actions`` the engine carries out once it has let go of the table's lock (queue a drain
-/// of the outbox, arm or disarm a timer, let go of an observer, end a stream, ask for a store
+/// of the delivery pipeline, arm or disarm a timer, let go of an observer, end a stream, ask for a store
 /// write). The one thing written for another thread is a place's ``DeliveryGate``, under the
 /// lock: a revocation holds from before the call returns. Nothing here locks, reads a clock,
 /// touches a timer or calls an observer, so the contract's transitions are tested with made-up
@@ -15,11 +15,12 @@
 /// occupants, so a timer of an earlier occupant, or one armed for a pause since undone, is
 /// recognised as stale.
 ///
-/// The events decided go into the table's ``Outbox`` as they are decided, under the lock, each
-/// numbered by its place in the order of all events (its ticket). So the order of the
-/// decisions, whichever thread made them, is the order observers hear them in (remaining never
-/// goes up, nothing follows a finish), and no decision has events to hand over after the lock:
-/// the drain takes them all, a batch at a time.
+/// The events decided are appended to the ``DeliveryPipeline`` the caller hands in (it lives
+/// beside the table under the same lock, in ``EngineState``; the table keeps no delivery state
+/// of its own), as they are decided, each numbered by its place in the order of all events (its
+/// ticket). So the order of the decisions, whichever thread made them, is the order observers
+/// hear them in (remaining never goes up, nothing follows a finish), and no decision has events
+/// to hand over after the lock: the drain takes them all, a batch at a time.
 struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// What the table is told once, at the start.
     struct Rules {
@@ -28,7 +29,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         let capacity: Int?
         /// What the mechanism is: whether the engine hands back what an arm made
         /// (``CountdownTable/keep(_:for:)``), whether a handle stays across pauses (a worker),
-        /// whether first fires go into the outbox with the events (a shared due-queue).
+        /// whether first fires go into the pipeline with the events (a shared due-queue).
         var arming: ArmingStyle = .timerPerCountdown(shutdown: .disarmEach)
     }
 
@@ -51,9 +52,6 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// How to end the stream each place's observer feeds, for those that feed one
     /// (``attach(key:observer:ended:now:)`` with an end), once it is revoked.
     var streamEnds: [UInt32: @Sendable () -> Void] = [:]
-    /// The events decided and not yet taken by a drain, in order (and the first fires of a
-    /// shared due-queue): filled under the lock, taken under it a batch at a time.
-    var outbox = Outbox()
     var isShutDown = false
     /// Counts the changes a store keeps: a countdown started, restored, ended, paused,
     /// resumed, or corrected at the foreground. Bumped by ``recordChange(_:)`` alone.
@@ -72,10 +70,10 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     // MARK: - The scheduler's API
 
-    mutating func start(key: String, duration: Duration, observer: CountdownObserver?, now: Moment)
+    mutating func start(key: String, duration: Duration, observer: CountdownObserver?, now: Moment, _ pipeline: inout DeliveryPipeline)
         throws(CountdownError) -> Decision<CountdownStart>
     {
-        try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: observer, now: now)
+        try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: observer, now: now, &pipeline)
     }
 
     /// What hashes every key, the same for the table's whole life: a caller may hash a key
@@ -95,12 +93,12 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// `hash`: `key` hashed by `keyHasher`.
     mutating func start(
         key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
-        deliveredBelow: UInt64 = 0
+        deliveredBelow: UInt64 = 0, _ pipeline: inout DeliveryPipeline
     ) throws(CountdownError) -> Decision<CountdownStart> {
         var decision = Decision(answer: CountdownStart.started)
         decision.answer = try start(
             key: key, hash: hash, duration: duration, observer: observer, now: now, deliveredBelow: deliveredBelow,
-            &decision.actions)
+            &decision.actions, &pipeline)
         return decision
     }
 
@@ -112,7 +110,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// below it. No allocation: the observer goes in the place.
     mutating func start(
         key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
-        deliveredBelow: UInt64 = 0, _ actions: inout Actions
+        deliveredBelow: UInt64 = 0, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline
     ) throws(CountdownError) -> CountdownStart {
         guard !key.isEmpty else { throw .emptyKey }
         guard duration > .zero else { throw .nonPositiveDuration(duration) }
@@ -122,34 +120,34 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         guard !isShutDown else { throw .shutDown }
         let probe = probe(key, hash)
         if let index = probe.place {
-            return .attached(remaining: attach(at: Int(index), observer: observer, now: now, &actions))
+            return .attached(remaining: attach(at: Int(index), observer: observer, now: now, &actions, &pipeline))
         }
         if let capacity = rules.capacity, indexByKey.count >= capacity { throw .capacityExceeded(capacity: capacity) }
         let progress = Progress(duration: duration, tick: tick, at: now)
         let id = occupy(
             key: key, probe, observer: observer, progress: progress, deliveredBelow: deliveredBelow, &actions)
-        arm(id, key: key, firstFire: progress.nextFire, &actions)
-        emit(.tick(key, duration), told: true, at: Int(id.index), &actions)
+        arm(id, key: key, firstFire: progress.nextFire, &actions, &pipeline)
+        emit(.tick(key, duration), told: true, at: Int(id.index), &actions, &pipeline)
         return .started
     }
 
     /// `ended`: how to end the stream `observer` feeds, once it is revoked.
-    mutating func attach(key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment)
+    mutating func attach(key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment, _ pipeline: inout DeliveryPipeline)
         -> Decision<Duration?>
     {
         var registration: Registration?
-        return attach(key: key, observer: observer, ended: ended, now: now, registration: &registration)
+        return attach(key: key, observer: observer, ended: ended, now: now, registration: &registration, &pipeline)
     }
 
     /// The same, naming the observer it registered in `registration` (left nil when there is
     /// no countdown under `key`), for a detach.
     mutating func attach(
         key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment,
-        registration: inout Registration?
+        registration: inout Registration?, _ pipeline: inout DeliveryPipeline
     ) -> Decision<Duration?> {
         var decision = Decision<Duration?>(answer: nil)
         guard let index = place(of: key) else { return decision }
-        decision.answer = attach(at: index, observer: observer, now: now, &decision.actions)
+        decision.answer = attach(at: index, observer: observer, now: now, &decision.actions, &pipeline)
         let number = places[index].registration
         if let ended { streamEnds[UInt32(index)] = ended }
         registration = Registration(place: UInt32(index), number: number)
@@ -169,7 +167,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     /// `deliveredBelow`: every event of a lower ticket has been delivered (or dropped), as the
-    /// delivery queue last said (see ``Outbox/decided``); an observer with nothing left to deliver is retired, not
+    /// delivery queue last said (see ``DeliveryPipeline/decided``); an observer with nothing left to deliver is retired, not
     /// revoked. Zero, knowing nothing delivered, always revokes.
     mutating func cancel(key: String, deliveredBelow: UInt64 = 0) -> Decision<Bool> {
         cancel(key: key, hash: indexByKey.hash(key), deliveredBelow: deliveredBelow)
@@ -203,28 +201,28 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         return true
     }
 
-    mutating func pause(key: String, now: Moment) -> Decision<Bool> {
-        setPaused(true, key: key, now: now)
+    mutating func pause(key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
+        setPaused(true, key: key, now: now, &pipeline)
     }
 
-    mutating func resume(key: String, now: Moment) -> Decision<Bool> {
-        setPaused(false, key: key, now: now)
+    mutating func resume(key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
+        setPaused(false, key: key, now: now, &pipeline)
     }
 
     /// Pauses or resumes the countdown under `key`; false when there is none, or it is so already.
-    mutating func setPaused(_ paused: Bool, key: String, now: Moment) -> Decision<Bool> {
+    mutating func setPaused(_ paused: Bool, key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
         var decision = Decision(answer: false)
         guard let index = place(of: key), places[index].state.isPaused != paused else { return decision }
         places[index].arm &+= 1
         places[index].state = paused ? .paused : .running
         if paused {
             places[index].progress.pause(at: now)
-            if places[index].generation < Outbox.Delivery.answer - 1 { places[index].generation += 1 }
+            if places[index].generation < Delivery.answer - 1 { places[index].generation += 1 }
             gates.gate(at: index).silence(below: places[index].generation)
             stopTimer(index, &decision.actions)
         } else {
             places[index].progress.resume(at: now)
-            restartTimer(index, &decision.actions)
+            restartTimer(index, &decision.actions, &pipeline)
         }
         recordChange(&decision.actions)
         decision.answer = true

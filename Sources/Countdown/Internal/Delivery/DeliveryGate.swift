@@ -25,7 +25,7 @@ struct DeliveryGate: @unchecked Sendable {
     /// Registrations compare as serial numbers (RFC 1982): a place reused at a thousand
     /// registrations a second wraps in 50 days, and what is still queued is always within
     /// 2³¹ registrations of the gate. (A place's pause generation stops below
-    /// ``Outbox/Delivery/answer`` and never wraps.)
+    /// ``Delivery/answer`` and never wraps.)
     func admits(registration: UInt32, generation: UInt32) -> Bool {
         let thresholds = word.pointee.load(ordering: .acquiring)
         return Self.isAtLeast(registration, UInt32(truncatingIfNeeded: thresholds >> 32))
