@@ -389,8 +389,8 @@ struct TimestampEngineTests {
             return .seconds(5)
         }
         let runtime = EngineRuntime.system(deliveryQueue: DispatchQueue(label: "test.order"))
-        let mechanism = TimestampMechanism(
-            tick: .seconds(1), clock: clock, ticker: Ticker(tolerance: .zero, runtime: runtime), runtime: runtime)
+        let mechanism = TimestampMechanism(tick: .seconds(1), clock: clock, runtime: runtime)
+        defer { mechanism.shutdown() }
         let moment = mechanism.now()
         #expect(moment.clock == 5_000_000_000)
         #expect(moment.monotonic.nanoseconds >= readAt.withLock { $0 }, "the countdown clock was read first")

@@ -45,8 +45,7 @@ public final class TimestampScheduler: KeyedCountdownScheduler, EngineBacked, Se
         let runtime = EngineRuntime.system(deliveryQueue: settings.deliveryQueue)
         engine = CountdownEngine(
             settings: settings,
-            mechanism: TimestampMechanism(
-                tick: tickInterval, clock: clock, ticker: Ticker(tolerance: tolerance, runtime: runtime), runtime: runtime),
+            mechanism: TimestampMechanism(tick: tickInterval, clock: clock, tolerance: tolerance, runtime: runtime),
             runtime: runtime)
         profile = Self.profile(clock: clock, tolerance: tolerance, maximumDuration: maximumDuration)
     }
@@ -86,6 +85,14 @@ struct TimestampMechanism: CountdownMechanism {
     let ticker: Ticker
     /// The monotonic clock the ticker's instants are on: the system's, or a virtual world's.
     let runtime: EngineRuntime
+
+    /// `tolerance`: how late past a due instant the ticker may wake, to share its wake-ups.
+    init(tick: Duration, clock: CountdownClock, tolerance: Duration = .zero, runtime: EngineRuntime) {
+        self.tick = tick
+        self.clock = clock
+        self.runtime = runtime
+        ticker = Ticker(tolerance: tolerance, runtime: runtime)
+    }
 
     /// Reads `clock`, then the monotonic clock: two readings a few tens of nanoseconds apart,
     /// each about 30 ns here, on every start, pause, resume and batch of fires.

@@ -29,8 +29,6 @@ import Synchronization
 public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, VirtualTimeScheduling, Sendable {
     public let profile: CountdownProfile
     let engine: CountdownEngine<TimestampMechanism>
-    /// The timestamp strategy's one ticker: no thread here; `advance` runs its wake-ups.
-    private let ticker: Ticker
     /// The world the engine runs in: its clock, and the jobs `advance` runs. A test of the
     /// engine runs them one list at a time.
     package let world: VirtualWorld
@@ -62,10 +60,8 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
         let world = VirtualWorld(origin: now)
         let runtime = EngineRuntime.virtual(world, deliveryQueue: settings.deliveryQueue)
         let clock = CountdownClock(name: "virtual", followsWallClock: false) { .nanoseconds(world.nanoseconds) }
-        ticker = Ticker(tolerance: .zero, runtime: runtime)
         engine = CountdownEngine(
-            settings: settings,
-            mechanism: TimestampMechanism(tick: tickInterval, clock: clock, ticker: ticker, runtime: runtime),
+            settings: settings, mechanism: TimestampMechanism(tick: tickInterval, clock: clock, runtime: runtime),
             runtime: runtime)
         self.world = world
         onQueue.mark(settings.deliveryQueue)
@@ -116,16 +112,13 @@ public final class VirtualScheduler: KeyedCountdownScheduler, EngineBacked, Virt
         settle()
     }
 
-    /// Runs the ticker's next wake-up, if it is due at or before `limit`: moves the clock to
-    /// it, and runs it on the delivery queue, as the ticker's thread does (what it decided is
-    /// delivered at once; the jobs it queues wait for ``settle()``). False when nothing is due
-    /// by `limit`. For tests of the engine, which look between the steps.
+    /// Runs the world's next wake-up (the ticker's), if it is due at or before `limit`: moves
+    /// the clock to it, and runs it on the delivery queue, as the timer's thread does (what it
+    /// decided is delivered at once; the jobs it queues wait for ``settle()``). False when
+    /// nothing is due by `limit`. For tests of the engine, which look between the steps.
     @discardableResult
     package func fireEarliest(through limit: Int64) -> Bool {
-        guard let due = ticker.armedFor, Int64(due.nanoseconds) <= limit else { return false }
-        world.move(to: Int64(due.nanoseconds))
-        onDeliveryQueue { ticker.fireDue() }
-        return true
+        world.wakeEarliest(through: limit) { wakeUp in onDeliveryQueue(wakeUp) }
     }
 
     /// Runs every job the engine queued (store writes, room made ahead, deliveries on the

@@ -3,14 +3,16 @@ import Dispatch
 import Foundation
 
 /// Everything the engine takes from the world, through one door: the monotonic clock its
-/// delivery side paces itself by, the boot clock the lifecycle reads, the sleep of a drain that lets events gather, the executor
-/// that runs deliveries (the delivery queue), the writer's executor, and the thread that makes
-/// room ahead. The engine is made with one, as a SwiftNIO channel is with its event loop.
+/// delivery side and the ticker pace themselves by, the boot clock the lifecycle reads, the
+/// sleep of a drain that lets events gather, the executor that runs deliveries (the delivery
+/// queue), the ticker's wake-up timer, the writer's executor, and the thread that makes room
+/// ahead. The engine is made with one, as a SwiftNIO channel is with its event loop.
 ///
 /// ``system(deliveryQueue:)`` is the world users run in. ``virtual(_:deliveryQueue:)`` is
 /// ``VirtualWorld``'s: a clock that moves only when told, and executors whose jobs wait in
 /// lists until the test (or ``VirtualScheduler/advance(by:)``) runs them. The engine's code is
-/// the same in both: the drain's linger and turn, the store gate, the room made ahead.
+/// the same in both: the drain's linger and turn, the store gate, the room made ahead, the
+/// ticker's wake-ups.
 ///
 /// The countdowns' own clocks (wall, continuous, the virtual clock) are the mechanism's: they
 /// are part of a strategy, and what it is measured for.
@@ -88,6 +90,31 @@ struct EngineRuntime: Sendable {
             thread.start()
         case .virtual(let world):
             world.enqueue(.background, job)
+        }
+    }
+
+    /// A wake-up timer, for a target made after it (its `deinit` nudges the timer to end).
+    func makeWakeUpTimer() -> WakeUpTimer {
+        switch world {
+        case .system: WakeUpTimer(nudger: DispatchSemaphore(value: 0))
+        case .virtual: WakeUpTimer(nudger: nil)
+        }
+    }
+
+    /// Wakes `target` each time its next wake-up comes, on the delivery queue, until it stops or
+    /// goes: in the system's world `timer`'s thread, named `name` (at most 15 characters: Linux
+    /// refuses longer thread names); in virtual time the world keeps the target, and
+    /// ``VirtualWorld/wakeEarliest(through:on:)`` runs its wake-ups on the virtual clock.
+    func startWakeUps<Target: WakeUpTarget>(_ timer: WakeUpTimer, for target: Target, named name: String) {
+        switch world {
+        case .system:
+            guard let nudger = timer.nudger else { preconditionFailure("a virtual timer started in the system's world") }
+            let box = WeakBox<Target>()
+            box.set(target)
+            let queue = deliveryQueue
+            Thread { WakeUpTimer.run(box, nudger: nudger, queue: queue, name: name) }.start()
+        case .virtual(let world):
+            world.keep(target)
         }
     }
 

@@ -24,6 +24,13 @@ package final class VirtualWorld: Sendable {
     private let clock: Atomic<Int64>
     private let lists = Locked(Lists())
     private let sleepHook = Locked<(@Sendable (UInt64) -> Void)?>(nil)
+    /// The wake-up targets the engine started (the ticker), held weakly: a scheduler let go of
+    /// takes its ticker with it.
+    private let targets = Locked<[WeakTarget]>([])
+
+    private struct WeakTarget {
+        weak var target: (any WakeUpTarget)?
+    }
 
     package init(origin: Duration = .zero) {
         clock = Atomic(origin.nanoseconds)
@@ -60,6 +67,31 @@ package final class VirtualWorld: Sendable {
     func slept(until deadline: UInt64) {
         let hook = sleepHook.withLock { $0 }
         hook?(deadline)
+    }
+
+    /// Keeps `target`, whose wake-ups ``wakeEarliest(through:on:)`` runs.
+    func keep(_ target: some WakeUpTarget) {
+        targets.withLock { $0.append(WeakTarget(target: target)) }
+    }
+
+    /// Runs the earliest wake-up due at or before `limit` among the targets kept: moves the
+    /// clock to it, and hands the wake-up to `run`, which runs it on the delivery queue as the
+    /// timer's thread would. False when none is due by `limit`.
+    func wakeEarliest(through limit: Int64, on run: (() -> Void) -> Void) -> Bool {
+        // Read outside the world's lock: a target reads its next wake-up under its own.
+        let kept = targets.withLock { targets in
+            targets.removeAll { $0.target == nil }
+            return targets.compactMap(\.target)
+        }
+        var earliest: (instant: MonotonicInstant, target: any WakeUpTarget)?
+        for target in kept {
+            guard case .at(let instant) = target.nextWakeUp, earliest.map({ instant < $0.instant }) ?? true else { continue }
+            earliest = (instant, target)
+        }
+        guard let earliest, Int64(earliest.instant.nanoseconds) <= limit else { return false }
+        move(to: Int64(earliest.instant.nanoseconds))
+        run { earliest.target.wakeUp() }
+        return true
     }
 
     func enqueue(_ jobs: Jobs, _ job: @escaping @Sendable () -> Void) {
