@@ -20,8 +20,9 @@ import Glibc
 public final class Locked<Value: ~Copyable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
     /// Read once per lock: a lazily initialised global is a `swift_once` check on every read,
-    /// two per acquisition, and a start's path acquires locks four times (the table's three, the
-    /// ticker's once, in the drain that files its first fire).
+    /// two per acquisition, and a start's path on the recommended backend acquires locks four
+    /// times: the engine's three (the start, the drain's first take, its last look, which finds
+    /// nothing and ends it) and the ticker's once (the drain files the first fire).
     @usableFromInline let acquire: ThreadSanitizer.Annotation?
     @usableFromInline let release: ThreadSanitizer.Annotation?
 

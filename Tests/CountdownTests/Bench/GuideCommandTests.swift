@@ -6,8 +6,7 @@ import Testing
 /// `countdown-bench guide`: the README's decision table is what the committed results say, a
 /// changed figure is caught and its cell named, and nothing is filled in by hand.
 @Suite(.dedicatedThread) struct GuideCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
     static let machine = "amd-epyc-2-cores"
 
     /// A folder of its own with a copy of the README and of the committed machine folder.

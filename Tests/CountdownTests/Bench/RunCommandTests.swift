@@ -66,7 +66,7 @@ import FoundationXML
     }
 
     /// Forwards everything, with durations 100 times longer (`Forwarding` is the broken
-    /// backends' base, Tests/CountdownTests/BrokenBackends.swift).
+    /// backends' base, Tests/CountdownTests/BrokenBackends/Forwarding.swift).
     final class Stretched: Forwarding, @unchecked Sendable {
         override func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
             throws(CountdownError) -> CountdownStart

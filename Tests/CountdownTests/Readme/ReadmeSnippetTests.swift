@@ -10,8 +10,7 @@ import Testing
 /// a manifest's lines (`// Package.swift` first), must name products the package has.
 @Suite("README snippets")
 struct ReadmeSnippetTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
     /// Code lines, comments and blank lines dropped, trailing spaces trimmed.
     static func code(_ text: some StringProtocol) -> [String] {
@@ -61,9 +60,12 @@ struct ReadmeSnippetTests {
         try swiftBlocks(document).filter { !isManifest($0) }.flatMap { code($0) }
     }
 
+    /// Where the examples are: this file's folder.
+    static let folder = "Tests/CountdownTests/Readme"
+
     /// Every `Readme…ExampleTests.swift` beside this file.
     static let files: [String] = {
-        let folder = root.appendingPathComponent("Tests/CountdownTests").path
+        let folder = root.appendingPathComponent(Self.folder).path
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasPrefix("Readme") && $0.hasSuffix("ExampleTests.swift") }
             .map { String($0.dropLast(".swift".count)) }.sorted()
@@ -71,7 +73,7 @@ struct ReadmeSnippetTests {
 
     /// The regions a test file marks, each as its code lines.
     static func regions(_ name: String) throws -> [[String]] {
-        let source = try String(contentsOf: root.appendingPathComponent("Tests/CountdownTests/\(name).swift"), encoding: .utf8)
+        let source = try String(contentsOf: root.appendingPathComponent("\(Self.folder)/\(name).swift"), encoding: .utf8)
         var regions: [[String]] = [], current: [String]?
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             let marker = line.trimmingCharacters(in: .whitespaces)
@@ -93,6 +95,17 @@ struct ReadmeSnippetTests {
 
     static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
         haystack.indices.contains { haystack[$0...].starts(with: needle) }
+    }
+
+    @Test("every file of the package the README, the articles and .ci/run name by its path exists", arguments: documents + [".ci/run"])
+    func namedFilesExist(_ document: String) throws {
+        let text = try Repository.text(document)
+        for match in text.matches(of: /(?:Sources|Tests|Benchmarks)\/[A-Za-z0-9_+\/.-]+\.(?:swift|md)/) {
+            let path = String(match.0)
+            #expect(
+                FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(path).path),
+                "\(document) names \(path), which does not exist")
+        }
     }
 
     @Test("the examples and the documents are found") func examplesAreFound() {
