@@ -9,7 +9,7 @@ import Testing
 /// linger and turn, the store gate, the room made ahead), with the world's jobs run one list at
 /// a time so that a test looks between the steps. Each test fails when the behaviour it names
 /// is taken out of the engine (the note of issue 42 says which were taken out, and how).
-@Suite("Countdown engine in virtual time")
+@Suite("Countdown engine in virtual time", .timeLimit(.minutes(1)))
 struct CountdownEngineTests {
     /// What observers heard, in order, and markers of jobs queued beside them.
     final class Heard: Sendable {
