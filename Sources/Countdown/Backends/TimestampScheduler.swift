@@ -118,9 +118,7 @@ struct TimestampMechanism: CountdownMechanism {
     /// within a turn (half a millisecond), however long the stream of events stays dense.
     var arming: ArmingStyle { .sharedDueQueue }
 
-    func file(_ firstFires: ContiguousArray<FirstFire>) {
-        ticker.schedule(firstFires.lazy.map { DueItem(due: $0.at, index: $0.id.index, arm: $0.id.arm) })
-    }
+    func file(_ firstFires: ContiguousArray<DueItem>) { ticker.schedule(firstFires) }
 
     func shutdown() { ticker.stop() }
 }

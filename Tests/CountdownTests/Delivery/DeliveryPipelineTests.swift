@@ -23,8 +23,8 @@ struct DeliveryPipelineTests {
         func fires(_ indices: UInt32...) -> Bool {
             var owed = false
             for index in indices {
-                let fire = FirstFire(id: CountdownID(index: index, serial: 0, arm: 1), at: MonotonicInstant(nanoseconds: 7))
-                owed = pipeline.append(fire) == .owesDrain || owed
+                let fire = DueItem(due: MonotonicInstant(nanoseconds: 7), index: index, arm: 1)
+                owed = pipeline.append(fire) == .owingDrain || owed
             }
             return owed
         }
@@ -32,14 +32,14 @@ struct DeliveryPipelineTests {
         #expect(pipeline.phase == .draining)
         #expect(!fires(2, 3), "the drain queued takes them too")
         var (batch, _) = Self.begin(&pipeline)
-        #expect(batch.firstFires.map(\.id.index) == [1, 2, 3])
+        #expect(batch.firstFires.map(\.index) == [1, 2, 3])
         #expect(batch.deliveries.isEmpty)
         #expect(batch.through == 0, "first fires are not events: no ticket")
         batch.firstFires.removeAll()
         // The drain took something: it looks again, so a first fire meanwhile queues no second drain.
         #expect(!fires(4))
         pipeline.take(into: &batch, staying: false)
-        #expect(batch.firstFires.map(\.id.index) == [4])
+        #expect(batch.firstFires.map(\.index) == [4])
         batch.firstFires.removeAll()
         // It found nothing and ended: the next first fire queues a drain.
         #expect(pipeline.takeOrEnd(into: &batch, handedBack: false, at: 2_000_000))
@@ -50,12 +50,12 @@ struct DeliveryPipelineTests {
     @Test("a drain that handed the queue back ends without ending the pipeline's drain: the one it queued takes what comes next")
     func handedBackStaysQueued() {
         var pipeline = DeliveryPipeline()
-        #expect(pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owesDrain)
+        #expect(pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owingDrain)
         var (batch, _) = Self.begin(&pipeline)
         batch.deliveries.removeAll(keepingCapacity: true)
         #expect(!pipeline.takeOrEnd(into: &batch, handedBack: true, at: 5), "a handed-back take found nothing and must not end")
         #expect(pipeline.isDrainQueued)
-        #expect(pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .taken, "the drain queued at the turn takes it")
+        #expect(pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .added, "the drain queued at the turn takes it")
     }
 
     @Test("a hold puts the front back before what came after it, and the next drain begins with it")
@@ -69,7 +69,7 @@ struct DeliveryPipelineTests {
         pipeline.hold(batch.deliveries[1...], hold)
         batch.deliveries.removeAll()
         #expect(pipeline.phase == .heldForStore(hold))
-        #expect(pipeline.append(Delivery.unheard(.finished("j"))) == .taken, "held, the drain is still owed: the writer queues it")
+        #expect(pipeline.append(Delivery.unheard(.finished("j"))) == .added, "held, the drain is still owed: the writer queues it")
         (batch, run) = Self.begin(&pipeline)
         #expect(run.hold == hold && pipeline.phase == .draining)
         #expect(batch.deliveries.map(\.event) == [.tick("k", .seconds(2)), .tick("k", .seconds(3)), .finished("k"), .finished("j")])
@@ -81,7 +81,7 @@ struct DeliveryPipelineTests {
         /// Appends `count` events, as decisions do one at a time; whether one asked for a drain.
         func append(_ count: Int) -> Bool {
             var owed = false
-            for _ in 0..<count { owed = pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owesDrain || owed }
+            for _ in 0..<count { owed = pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owingDrain || owed }
             return owed
         }
         #expect(append(1_000))
@@ -116,7 +116,7 @@ struct DeliveryPipelineTests {
         let kept = DeliveryPipeline.keptCapacity
         var pipeline = DeliveryPipeline()
         var owed = false
-        for _ in 0..<2 * kept { owed = pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owesDrain || owed }
+        for _ in 0..<2 * kept { owed = pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owingDrain || owed }
         #expect(owed)
         var (batch, _) = Self.begin(&pipeline)
         #expect(batch.deliveries.count == 2 * kept)

@@ -6,11 +6,11 @@ struct DeliveryBatch {
     /// Every ticket below it is in these deliveries or was taken before.
     var through: UInt64 = 0
     /// First fires to file before anything is delivered.
-    var firstFires: ContiguousArray<FirstFire> = []
+    var firstFires: ContiguousArray<DueItem> = []
     /// Buffers grown past ``DeliveryPipeline/keptCapacity``, not reused: the drain lets go of
     /// them after the lock.
     var oversized: ContiguousArray<Delivery> = []
-    var oversizedFirstFires: ContiguousArray<FirstFire> = []
+    var oversizedFirstFires: ContiguousArray<DueItem> = []
 
     /// Whether it holds a buffer a backlog grew, for the drain to let go of after the lock.
     var holdsOversized: Bool { oversized.capacity > 0 || oversizedFirstFires.capacity > 0 }

@@ -27,18 +27,10 @@ struct DeliveryPipeline {
         let through: UInt64
     }
 
-    /// What an append asks of its caller.
-    enum Appended {
-        /// A drain is on its way and takes it.
-        case taken
-        /// No drain was queued: the caller queues one, after the lock.
-        case owesDrain
-    }
-
     private var pending: ContiguousArray<Delivery> = []
     /// Filed by the drain before it delivers: their order does not matter, only that none waits
     /// behind a later drain.
-    private var pendingFirstFires: ContiguousArray<FirstFire> = []
+    private var pendingFirstFires: ContiguousArray<DueItem> = []
     private var spare: ContiguousArray<Delivery> = []
     /// The buffers of the last drain's batch, emptied, for the next drain: a drain ends at each
     /// turn and each gap in the stream, and one that began with empty buffers grew them again,
@@ -66,25 +58,26 @@ struct DeliveryPipeline {
 
     // MARK: - The table's side
 
-    /// Appends `delivery`, decided now, after every event decided before it.
+    /// Appends `delivery`, decided now, after every event decided before it: `.added`, or
+    /// `.owingDrain` when no drain was queued (the caller queues one, after the lock).
     @inline(__always)
-    mutating func append(_ delivery: consuming Delivery) -> Appended {
+    mutating func append(_ delivery: consuming Delivery) -> Handover {
         pending.append(delivery)
         decided &+= 1
         return claimDrain()
     }
 
     /// Appends a first fire to file.
-    mutating func append(_ firstFire: FirstFire) -> Appended {
+    mutating func append(_ firstFire: DueItem) -> Handover {
         pendingFirstFires.append(firstFire)
         return claimDrain()
     }
 
     @inline(__always)
-    private mutating func claimDrain() -> Appended {
-        guard phase == .idle else { return .taken }
+    private mutating func claimDrain() -> Handover {
+        guard phase == .idle else { return .added }
         phase = .draining
-        return .owesDrain
+        return .owingDrain
     }
 
     /// The events pending, in order, for tests that read what a table decided: taken, as a

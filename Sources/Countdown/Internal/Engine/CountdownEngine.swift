@@ -269,7 +269,9 @@ final class CountdownEngine<Mechanism: CountdownMechanism>: Sendable {
         while next < batch.count {
             let chunk = next..<min(next + Self.batchChunk, batch.count)
             next = chunk.upperBound
-            var decision = state.withLock { $0.fire(&batch, chunk, kept: &kept, now: mechanism.now()) }
+            var decision = state.withLock { state in
+                state.table.fire(&batch, chunk, kept: &kept, now: mechanism.now(), &state.pipeline)
+            }
             owed = carryOut(&decision.actions, drain: false) || owed
         }
         batch.removeLast(batch.count - kept)

@@ -85,7 +85,7 @@ protocol CountdownMechanism: Sendable {
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) -> Handle
 
     /// ``ArmingStyle/sharedDueQueue``: files the first fires a drain took, on the delivery queue.
-    func file(_ arms: ContiguousArray<FirstFire>)
+    func file(_ firstFires: ContiguousArray<DueItem>)
 
     /// The countdown ended (finished, cancelled, paused, shut down), or the arm lost a race
     /// with one of those: release what `arm` made.
@@ -108,7 +108,7 @@ extension CountdownMechanism {
     func wake(_ handle: Handle) {}
     func shorten(_ handle: Handle, nextFire: MonotonicInstant) {}
     func shutdown() {}
-    func file(_ arms: ContiguousArray<FirstFire>) {
+    func file(_ firstFires: ContiguousArray<DueItem>) {
         preconditionFailure("arms filed on the delivery queue for \(arming), which arms each countdown at once")
     }
 }
@@ -117,7 +117,7 @@ extension CountdownMechanism where Handle == Void {
     /// A shared due-queue keeps no handle and is never asked to arm one countdown: the drain
     /// files its arms.
     func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, engine: CountdownEngine<Self>) {
-        file([FirstFire(id: id, at: firstFire)])
+        file([DueItem(due: firstFire, index: id.index, arm: id.arm)])
     }
     func disarm(_ handle: Void) {}
 }

@@ -29,22 +29,6 @@ extension CountdownTable {
         var persist: Bool { actions.persist }
     }
 
-    /// What a decision put in the delivery pipeline, for the engine to act on after the lock. Kinds, in
-    /// the order one decision may move through them.
-    enum Handover {
-        case nothing
-        /// Events or first fires, for a drain already queued.
-        case added
-        /// The same, and no drain was queued: the engine queues one.
-        case owingDrain
-
-        /// Notes one more thing put in the pipeline, and what the pipeline asked.
-        @inline(__always)
-        mutating func note(_ appended: DeliveryPipeline.Appended) {
-            if appended == .owesDrain { self = .owingDrain } else if self == .nothing { self = .added }
-        }
-    }
-
     /// What an operation left the engine to do. Not generic over the answer, so that the
     /// engine carries it out in one specialized function.
     struct Actions {

@@ -154,7 +154,7 @@ extension CountdownTable {
     /// The same, for a caller that holds what the place holds (a start, which just filled it).
     mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
         if rules.arming == .sharedDueQueue {
-            actions.handover.note(pipeline.append(FirstFire(id: id, at: firstFire)))
+            actions.handover.add(pipeline.append(DueItem(due: firstFire, index: id.index, arm: id.arm)))
             return
         }
         assert(places[Int(id.index)].timer.handle == nil, "armed again while its timer is kept")
@@ -207,7 +207,13 @@ extension CountdownTable {
         return remaining
     }
 
-    mutating func advance(_ index: Int, now: Moment, intervals: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) -> FireResult {
+    /// Inlined: with the pipeline handed in as a second `inout`, the compiler stopped inlining it
+    /// into a batch's loop (callgrind, 10 000 fires in virtual time: about 6 instructions more a
+    /// fire, its call's prologue and epilogue).
+    @inline(__always)
+    mutating func advance(
+        _ index: Int, now: Moment, intervals: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline
+    ) -> FireResult {
         switch places[index].progress.advance(at: now, intervals: intervals, tick: tick) {
         case .finished:
             finishCountdown(index, &actions, &pipeline)
@@ -263,7 +269,7 @@ extension CountdownTable {
         guard let observer = places[index].observer else { return }
         let generation = told ? Delivery.answer : places[index].generation
         places[index].lastTicket = pipeline.decided
-        actions.handover.note(pipeline.append(Delivery(
+        actions.handover.add(pipeline.append(Delivery(
             observer: observer, event: event, gate: gates.gate(at: index),
             registration: places[index].registration, generation: generation)))
     }

@@ -1,10 +1,3 @@
-/// A countdown due at an instant, named by its place in the table and its arming.
-struct DueItem {
-    var due: MonotonicInstant
-    let index: UInt32
-    let arm: UInt32
-}
-
 /// The due countdowns of the one ticker that drives every timestamp countdown: a run of items
 /// filed in due order, and a 4-ary min-heap for the rest; a pop takes the earlier of the two
 /// fronts.
