@@ -2,8 +2,8 @@
 import Countdown
 
 /// What the registry decides to tell an observer, delivered on the delivery queue in the order
-/// decided.
-enum FleetDelivery {
+/// decided (through the engine's ``DeliveryPipeline``, which ``LocalWatch`` runs).
+enum FleetDelivery: Sendable {
     /// A tick, delivered only if the observer's gate still reads `epoch`.
     case tick(FleetObserver, epoch: UInt64, CountdownEvent)
     /// The first tick of a call's observer, told as the call answered it: always delivered
@@ -13,6 +13,27 @@ enum FleetDelivery {
     case finish(FleetObserver, CountdownEvent)
     /// The observer hears nothing more (cancelled, replaced, shut down): its stream ends.
     case end(FleetObserver)
+}
+
+extension FleetDelivery {
+    /// On the delivery queue: delivers `batch` in order, with no lock held; a tick only if its
+    /// observer's gate still reads the epoch it was decided in (a pause, a replacement or a
+    /// cancel decided meanwhile moved it).
+    static func deliver(_ batch: ContiguousArray<FleetDelivery>) {
+        for delivery in batch {
+            switch delivery {
+            case .tick(let observer, let epoch, let event):
+                if observer.epoch == epoch { observer.observer(event) }
+            case .told(let observer, let event):
+                observer.observer(event)
+            case .finish(let observer, let event):
+                observer.observer(event)
+                observer.onEnd?()
+            case .end(let observer):
+                observer.onEnd?()
+            }
+        }
+    }
 }
 
 /// Everything one decision of the registry asks for, carried out in this order by

@@ -5,9 +5,10 @@ import Dispatch
 
 /// The observers' side of a fleet member: carries out what its ``ObserverRegistry`` decides.
 /// Under one lock it asks the registry, moves the gates it names, files the ticks in its
-/// ``TickHeap`` and the deliveries in its ``FleetOutbox``; after the lock it queues a drain on
-/// the delivery queue and wakes the ticks' thread (``FleetTicker``) when an earlier tick was
-/// filed. Nothing else (no Redis call, no queue, no observer) is touched under the lock.
+/// ``TickHeap`` and appends the deliveries to its ``DeliveryPipeline`` (the engine's, with the
+/// same ``DrainRun``); after the lock it queues a drain on the delivery queue and wakes the
+/// ticks' thread (``FleetTicker``) when an earlier tick was filed. Nothing else (no Redis call,
+/// no queue, no observer) is touched under the lock.
 final class LocalWatch: Sendable {
     let tick: Int64
     let queue: DispatchQueue
@@ -15,7 +16,7 @@ final class LocalWatch: Sendable {
     private struct State {
         var registry: ObserverRegistry
         var ticks = TickHeap()
-        var outbox = FleetOutbox()
+        var pipeline = DeliveryPipeline<FleetDelivery>()
         /// The instant the ticks' thread sleeps until: only an earlier tick wakes it.
         var sleepingUntil: Int64 = 0
     }
@@ -68,8 +69,8 @@ final class LocalWatch: Sendable {
     /// The consumer of `observer` left: the countdown runs on, unobserved here.
     func detach(_ observer: FleetObserver) { decide { r, d in r.detach(observer, into: &d) } }
 
-    /// Ends every observer here (their streams end) and stops the ticks' thread. The outbox is
-    /// still delivered: an end is how a stream hears of the shutdown.
+    /// Ends every observer here (their streams end) and stops the ticks' thread. The pipeline
+    /// is still delivered: an end is how a stream hears of the shutdown.
     func shutdown() {
         decide { r, d in r.shutdown(into: &d) }
         ticker.withLock { $0?.wake() }
@@ -111,7 +112,7 @@ final class LocalWatch: Sendable {
     }
 
     /// Runs `body` under the lock, carries out its decisions, then queues a drain when it is
-    /// the first to fill the outbox, and wakes the ticks' thread when an earlier tick was filed.
+    /// the first to fill the pipeline, and wakes the ticks' thread when an earlier tick was filed.
     @discardableResult
     private func decide<T>(_ body: (inout ObserverRegistry, inout FleetDecisions) -> T) -> T {
         let (result, queueDrain, wakeTicks) = state.withLock { s -> (T, Bool, Bool) in
@@ -133,12 +134,40 @@ final class LocalWatch: Sendable {
     private func carryOut(_ d: FleetDecisions, in s: inout State) -> Bool {
         for (observer, epoch) in d.gates { observer.close(to: epoch) }
         for filed in d.ticks { s.ticks.push(instant: filed.instant, generation: filed.generation) }
-        return s.outbox.add(d.deliveries)
+        return s.pipeline.append(contentsOf: d.deliveries) == .owingDrain
     }
 
-    /// On the delivery queue: everything decided so far, in the order decided.
+    /// On the delivery queue: everything decided so far, in the order decided, and what is
+    /// decided while it runs, a batch per hold of the lock, until its ``DrainRun`` ends it (at
+    /// its turn it hands the queue back to a drain queued again). It never lingers: the ticks'
+    /// thread wakes on its own, not on this queue.
     private func drain() {
-        FleetOutbox.deliver(state.withLock { $0.outbox.take() })
+        var batch = DeliveryBatch<FleetDelivery>()
+        var run = state.withLock {
+            $0.pipeline.beginDrain(at: SystemClocks.monotonic(), lingering: false, continuing: false, into: &batch)
+        }
+        while true {
+            batch.releaseOversized()
+            let delivering = !batch.deliveries.isEmpty
+            if delivering {
+                FleetDelivery.deliver(batch.deliveries)
+                // Emptied with no lock held: an observer may go with its last delivery.
+                batch.deliveries.removeAll(keepingCapacity: true)
+            }
+            let now = SystemClocks.monotonic()
+            switch run.delivered(tookAnything: delivering, now: now) {
+            case .end(let notingGap):
+                state.withLock { $0.pipeline.end(keeping: &batch, notingGapAt: notingGap ? now : nil) }
+                return
+            case .take(let handingBack):
+                if handingBack != nil { queue.async { self.drain() } }
+                if state.withLock({ $0.pipeline.takeOrEnd(into: &batch, handedBack: handingBack != nil, at: now) }) {
+                    return
+                }
+            case .gather, .takeLingering:
+                preconditionFailure("a drain that does not linger neither gathers nor lingers")
+            }
+        }
     }
 }
 #endif

@@ -8,17 +8,17 @@ import Testing
 @Suite("Delivery pipeline")
 struct DeliveryPipelineTests {
     /// A drain's batch, begun as the engine begins one at `now`.
-    static func begin(_ pipeline: inout DeliveryPipeline, lingering: Bool = false, at now: UInt64 = 1_000_000)
-        -> (DeliveryBatch, DrainRun)
+    static func begin(_ pipeline: inout DeliveryPipeline<Delivery>, lingering: Bool = false, at now: UInt64 = 1_000_000)
+        -> (DeliveryBatch<Delivery>, DrainRun)
     {
-        var batch = DeliveryBatch()
+        var batch = DeliveryBatch<Delivery>()
         let run = pipeline.beginDrain(at: now, lingering: lingering, continuing: false, into: &batch)
         return (batch, run)
     }
 
     @Test("first fires alone are work: the first queues a drain, and the drain that takes them stays queued until it finds nothing")
     func firstFiresAreWork() {
-        var pipeline = DeliveryPipeline()
+        var pipeline = DeliveryPipeline<Delivery>()
         /// Appends first fires for `indices`; whether one of them asked for a drain.
         func fires(_ indices: UInt32...) -> Bool {
             var owed = false
@@ -49,7 +49,7 @@ struct DeliveryPipelineTests {
 
     @Test("a drain that handed the queue back ends without ending the pipeline's drain: the one it queued takes what comes next")
     func handedBackStaysQueued() {
-        var pipeline = DeliveryPipeline()
+        var pipeline = DeliveryPipeline<Delivery>()
         #expect(pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owingDrain)
         var (batch, _) = Self.begin(&pipeline)
         batch.deliveries.removeAll(keepingCapacity: true)
@@ -60,12 +60,12 @@ struct DeliveryPipelineTests {
 
     @Test("a hold puts the front back before what came after it, and the next drain begins with it")
     func holdForTheStore() {
-        var pipeline = DeliveryPipeline()
+        var pipeline = DeliveryPipeline<Delivery>()
         for second in 1...3 { _ = pipeline.append(Delivery.unheard(.tick("k", .seconds(second)))) }
         var (batch, run) = Self.begin(&pipeline)
         #expect(run.hold == nil)
         _ = pipeline.append(Delivery.unheard(.finished("k")))
-        let hold = DeliveryPipeline.Hold(count: 2, through: 9)
+        let hold = DeliveryHold(count: 2, through: 9)
         pipeline.hold(batch.deliveries[1...], hold)
         batch.deliveries.removeAll()
         #expect(pipeline.phase == .heldForStore(hold))
@@ -77,7 +77,7 @@ struct DeliveryPipelineTests {
 
     @Test("a drain's buffers go to the next drain: what is decided after it ends is appended into a buffer with room, not one grown again by doubling")
     func buffersGoToTheNextDrain() {
-        var pipeline = DeliveryPipeline()
+        var pipeline = DeliveryPipeline<Delivery>()
         /// Appends `count` events, as decisions do one at a time; whether one asked for a drain.
         func append(_ count: Int) -> Bool {
             var owed = false
@@ -113,8 +113,8 @@ struct DeliveryPipelineTests {
 
     @Test("a buffer a backlog grew past the kept capacity is let go of once emptied, not kept for the scheduler's life")
     func backlogBuffersGo() {
-        let kept = DeliveryPipeline.keptCapacity
-        var pipeline = DeliveryPipeline()
+        let kept = DeliveryPipeline<Delivery>.keptCapacity
+        var pipeline = DeliveryPipeline<Delivery>()
         var owed = false
         for _ in 0..<2 * kept { owed = pipeline.append(Delivery.unheard(.tick("k", .seconds(1)))) == .owingDrain || owed }
         #expect(owed)
@@ -132,7 +132,7 @@ struct DeliveryPipelineTests {
         #expect(next.deliveries.count == 1 && next.deliveries.capacity <= kept)
         next.deliveries.removeAll(keepingCapacity: true)
         // A drain's batch past the kept capacity is not kept either.
-        var large = DeliveryBatch()
+        var large = DeliveryBatch<Delivery>()
         large.deliveries.reserveCapacity(2 * kept)
         pipeline.end(keeping: &large, notingGapAt: nil)
         _ = pipeline.append(Delivery.unheard(.tick("k", .seconds(1))))

@@ -7,41 +7,37 @@
 /// thousand events, or a burst of a million starts, costs one hop to the delivery queue per
 /// batch, not per event. Buffers are swapped and reused, so after warm-up an event allocates
 /// nothing here. Nothing here locks, reads a clock or calls an observer.
-struct DeliveryPipeline {
+///
+/// Generic over what it delivers, so that the fleet's watch (`LocalWatch`, which delivers what
+/// its `ObserverRegistry` decides) runs the same pipeline and the same ``DrainRun``: its ticks and
+/// finishes are appended in the order decided and taken a batch at a time, as the engine's are.
+package struct DeliveryPipeline<Item> {
     /// Where the drain stands: kinds, in the order a pipeline moves through them.
-    enum Phase: Equatable {
+    package enum Phase: Equatable, Sendable {
         /// No drain is queued: the next thing appended queues one.
         case idle
         /// A drain is queued or running, and takes what is appended.
         case draining
         /// A drain put the front of what is pending back to wait for the store; the writer
         /// queues the drain again once the write is done.
-        case heldForStore(Hold)
+        case heldForStore(DeliveryHold)
     }
 
-    /// Deliveries a drain put back to wait for the store: the first `count` pending ones were
-    /// decided before the table's change count was `through`, so a write that covers it frees
-    /// them (a finish is heard only once the file no longer holds its countdown).
-    struct Hold: Equatable {
-        let count: Int
-        let through: UInt64
-    }
-
-    private var pending: ContiguousArray<Delivery> = []
+    private var pending: ContiguousArray<Item> = []
     /// Filed by the drain before it delivers: their order does not matter, only that none waits
     /// behind a later drain.
     private var pendingFirstFires: ContiguousArray<DueItem> = []
-    private var spare: ContiguousArray<Delivery> = []
+    private var spare: ContiguousArray<Item> = []
     /// The buffers of the last drain's batch, emptied, for the next drain: a drain ends at each
     /// turn and each gap in the stream, and one that began with empty buffers grew them again,
     /// by doubling, under this lock (copying what the starts had appended meanwhile).
-    private var spareBatch = DeliveryBatch()
+    private var spareBatch = DeliveryBatch<Item>()
 
-    private(set) var phase = Phase.idle
+    package private(set) var phase = Phase.idle
 
     /// Whether a drain is queued or running (for tests: a drain that handed the queue back at
     /// its turn leaves one queued behind whatever was queued meanwhile).
-    var isDrainQueued: Bool { phase != .idle }
+    package var isDrainQueued: Bool { phase != .idle }
 
     /// How many events were ever decided: the next one's ticket, its place in the order of all
     /// events. A drain that took them all has delivered every ticket below it.
@@ -56,14 +52,25 @@ struct DeliveryPipeline {
     /// kept, they stayed resident for the scheduler's life.
     static var keptCapacity: Int { 16_384 }
 
+    package init() {}
+
     // MARK: - The table's side
 
     /// Appends `delivery`, decided now, after every event decided before it: `.added`, or
     /// `.owingDrain` when no drain was queued (the caller queues one, after the lock).
     @inline(__always)
-    mutating func append(_ delivery: consuming Delivery) -> Handover {
+    mutating func append(_ delivery: consuming Item) -> Handover {
         pending.append(delivery)
         decided &+= 1
+        return claimDrain()
+    }
+
+    /// Appends `items`, decided now, in order (the fleet's watch: what one decision of its
+    /// registry asks for).
+    package mutating func append(contentsOf items: some Collection<Item>) -> Handover {
+        guard !items.isEmpty else { return .nothing }
+        pending.append(contentsOf: items)
+        decided &+= UInt64(items.count)
         return claimDrain()
     }
 
@@ -82,7 +89,7 @@ struct DeliveryPipeline {
 
     /// The events pending, in order, for tests that read what a table decided: taken, as a
     /// drain takes them, but delivered by nobody.
-    mutating func takePending() -> ContiguousArray<Delivery> {
+    mutating func takePending() -> ContiguousArray<Item> {
         defer { pending = [] }
         return pending
     }
@@ -94,12 +101,12 @@ struct DeliveryPipeline {
     /// `continuing` (queued by a lingering drain that handed the queue back) or queued within
     /// ``DrainRun/linger`` of the last drain's end; `lingering`: the mechanism lets a drain
     /// linger (``ArmingStyle/deliveryMayLinger``).
-    mutating func beginDrain(
-        at now: UInt64, lingering: Bool, continuing: Bool, into batch: inout DeliveryBatch
+    package mutating func beginDrain(
+        at now: UInt64, lingering: Bool, continuing: Bool, into batch: inout DeliveryBatch<Item>
     ) -> DrainRun {
         swap(&batch, &spareBatch)
         let dense = continuing || now &- lastDrainEnd < DrainRun.linger
-        var hold: Hold?
+        var hold: DeliveryHold?
         if case .heldForStore(let held) = phase {
             hold = held
             phase = .draining
@@ -116,7 +123,7 @@ struct DeliveryPipeline {
     /// second hop. With nothing pending, `staying` keeps the drain queued (it lingers, or handed
     /// the queue to the drain it queued); otherwise the drain ends, and the next append queues a
     /// new one.
-    mutating func take(into batch: inout DeliveryBatch, staying: Bool) {
+    package mutating func take(into batch: inout DeliveryBatch<Item>, staying: Bool) {
         precondition(
             batch.deliveries.isEmpty && batch.firstFires.isEmpty, "a batch taken before it was emptied")
         if batch.deliveries.capacity > Self.keptCapacity {
@@ -139,7 +146,7 @@ struct DeliveryPipeline {
     /// when nothing came and no drain is queued: the end of a drain that does not linger (every
     /// wake-up of the ticker's), noted in the same hold. Returns whether it ended. A buffer a
     /// backlog grew is let go of first, after the lock, by the drain's loop.
-    mutating func takeOrEnd(into batch: inout DeliveryBatch, handedBack: Bool, at now: UInt64) -> Bool {
+    package mutating func takeOrEnd(into batch: inout DeliveryBatch<Item>, handedBack: Bool, at now: UInt64) -> Bool {
         take(into: &batch, staying: handedBack)
         guard phase == .idle, !batch.holdsOversized else { return false }
         end(keeping: &batch, notingGapAt: now)
@@ -148,7 +155,7 @@ struct DeliveryPipeline {
 
     /// A drain ended: its batch is kept for the next one, and, when it ended for want of
     /// events (not handing the queue back), its end is noted at `now`.
-    mutating func end(keeping batch: inout DeliveryBatch, notingGapAt now: UInt64?) {
+    package mutating func end(keeping batch: inout DeliveryBatch<Item>, notingGapAt now: UInt64?) {
         if let now { lastDrainEnd = now }
         keep(&batch)
     }
@@ -157,7 +164,7 @@ struct DeliveryPipeline {
     /// and no buffer past ``keptCapacity``; the drain lets go of whichever it holds after the
     /// lock (no buffer is freed under it). A batch still holding something is not kept: what
     /// it holds stays the drain's.
-    mutating func keep(_ batch: inout DeliveryBatch) {
+    mutating func keep(_ batch: inout DeliveryBatch<Item>) {
         guard batch.deliveries.isEmpty && batch.firstFires.isEmpty,
             batch.deliveries.capacity <= Self.keptCapacity && batch.firstFires.capacity <= Self.keptCapacity
         else { return }
@@ -171,10 +178,12 @@ struct DeliveryPipeline {
     /// Puts `deliveries` back before everything pending, held until the store has written the
     /// change count `hold.through`. The drain stays queued, so no append queues another: the
     /// writer queues it again.
-    mutating func hold(_ deliveries: ArraySlice<Delivery>, _ hold: Hold) {
+    mutating func hold(_ deliveries: ArraySlice<Item>, _ hold: DeliveryHold) {
         var front = ContiguousArray(deliveries)
         front.append(contentsOf: pending)
         pending = front
         phase = .heldForStore(hold)
     }
 }
+
+extension DeliveryPipeline: Sendable where Item: Sendable {}

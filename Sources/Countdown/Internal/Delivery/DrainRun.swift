@@ -2,9 +2,9 @@
 /// delivery queue back (its turn), and whether it still begins with a batch held for the store.
 /// The engine runs what each call returns (``CountdownEngine/drain(lingering:continuing:)``);
 /// the instants come from its runtime, so virtual time drives the same decisions.
-struct DrainRun: Equatable {
+package struct DrainRun: Equatable, Sendable {
     /// What the drain does next, after a batch was delivered.
-    enum Step: Equatable {
+    package enum Step: Equatable, Sendable {
         /// The drain is over, its batch kept for the next; `notingGap`: it ended for want of
         /// events, and its end is noted (a drain queued soon after is in a dense stream).
         case end(notingGap: Bool)
@@ -47,11 +47,11 @@ struct DrainRun: Equatable {
     private(set) var dense: Bool
     /// The hold its first batch begins with, freed by the write it waited for; nil once a
     /// batch passed the store.
-    private(set) var hold: DeliveryPipeline.Hold?
+    private(set) var hold: DeliveryHold?
     /// It queued the drain that goes on: it ends after delivering what it took last.
     private(set) var handedBack = false
 
-    init(began: UInt64, lingering: Bool, dense: Bool, hold: DeliveryPipeline.Hold?) {
+    init(began: UInt64, lingering: Bool, dense: Bool, hold: DeliveryHold?) {
         self.began = began
         self.lingering = lingering
         self.dense = dense
@@ -59,11 +59,11 @@ struct DrainRun: Equatable {
     }
 
     /// A batch passed the store whole: no hold any more, and the drain may hand back at its turn.
-    mutating func passedStore() { hold = nil }
+    package mutating func passedStore() { hold = nil }
 
     /// A batch was delivered at `now`; `tookAnything`: it held events or first fires (first
     /// fires alone are something taken: the drain looks again).
-    mutating func delivered(tookAnything: Bool, now: UInt64) -> Step {
+    package mutating func delivered(tookAnything: Bool, now: UInt64) -> Step {
         if handedBack { return .end(notingGap: false) }
         if !tookAnything {
             guard lingering && dense else { return .end(notingGap: true) }
@@ -74,7 +74,7 @@ struct DrainRun: Equatable {
 
     /// The drain slept to let events gather; `anything`: a decision put something in the
     /// pipeline meanwhile. With nothing come, the stream is no longer dense, and the drain ends.
-    mutating func gathered(_ anything: Bool, now: UInt64) -> Step {
+    package mutating func gathered(_ anything: Bool, now: UInt64) -> Step {
         if !anything { dense = false }
         return next(now: now)
     }

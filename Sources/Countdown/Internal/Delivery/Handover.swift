@@ -1,7 +1,7 @@
 /// What a decision put in the ``DeliveryPipeline``, for the engine to act on after the lock:
 /// what one append answers, and what a decision's appends add up to. Kinds, in the order one
 /// decision may move through them.
-enum Handover: Equatable, Sendable {
+package enum Handover: Equatable, Sendable {
     case nothing
     /// Events or first fires, for a drain already queued.
     case added

@@ -38,7 +38,7 @@ extension CountdownEngine {
     func drain(lingering: Bool, continuing: Bool = false) {
         let began = runtime.monotonic()
         signals.clearFilled()
-        var batch = DeliveryBatch()
+        var batch = DeliveryBatch<Delivery>()
         var run = state.withLock {
             $0.pipeline.beginDrain(at: began, lingering: lingering, continuing: continuing, into: &batch)
         }

@@ -17,7 +17,7 @@ struct EngineState<Progress: CountdownProgress, Handle> {
     typealias Registration = Table.Registration
 
     var table: Table
-    var pipeline = DeliveryPipeline()
+    var pipeline = Table.Pipeline()
 
     init(rules: Table.Rules) {
         table = Table(rules: rules)

@@ -46,9 +46,9 @@ final class StoreGate: Sendable {
     /// for is done; each finish waits for a write that began after it, never for a later one,
     /// however busy the table.
     func unwrittenFinish(
-        in batch: ContiguousArray<Delivery>, after previous: DeliveryPipeline.Hold?,
+        in batch: ContiguousArray<Delivery>, after previous: DeliveryHold?,
         changes: () -> UInt64, redrain makeRedrain: () -> @Sendable () -> Void
-    ) -> (index: Int, hold: DeliveryPipeline.Hold)? {
+    ) -> (index: Int, hold: DeliveryHold)? {
         guard let writer = attached, !writer.store.defects.contains(.finishesBeforeWrite) else { return nil }
         // Made only with a store attached: a drain without one allocates nothing here.
         let redrain = makeRedrain()
@@ -61,6 +61,6 @@ final class StoreGate: Sendable {
         guard let first = batch[start...].firstIndex(where: { $0.event.kind == .finished }) else { return nil }
         let through = changes()
         guard !writer.whenWritten(through, redrain) else { return nil }
-        return (first, DeliveryPipeline.Hold(count: batch.count - first, through: through))
+        return (first, DeliveryHold(count: batch.count - first, through: through))
     }
 }

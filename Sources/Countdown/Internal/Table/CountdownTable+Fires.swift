@@ -28,7 +28,7 @@ extension CountdownTable {
 
     /// A timer fired for `id`. A tick-counting progress takes a tick off, whatever the time, or
     /// `intervals` ticks when the timer says it missed some.
-    mutating func fire(_ id: CountdownID, now: Moment, intervals: Int = 1, _ pipeline: inout DeliveryPipeline) -> Decision<FireResult> {
+    mutating func fire(_ id: CountdownID, now: Moment, intervals: Int = 1, _ pipeline: inout Pipeline) -> Decision<FireResult> {
         var decision = Decision(answer: FireResult.stale)
         guard let index = armed(id), places[index].state == .running else { return decision }
         decision.answer = advance(index, now: now, intervals: intervals, &decision.actions, &pipeline)
@@ -38,7 +38,7 @@ extension CountdownTable {
     /// The fires of `batch[chunk]`, due countdowns of a mechanism that drives every countdown
     /// from one place; those that continue are moved to `batch[kept...]`, each with its next
     /// fire, and `kept` counts them.
-    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Void> {
+    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment, _ pipeline: inout Pipeline) -> Decision<Void> {
         var decision = Decision(answer: ())
         for position in chunk {
             prefetch(ahead: batch, of: position)
@@ -56,7 +56,7 @@ extension CountdownTable {
     /// For a worker that sleeps between fires: fires if the next fire is due, and says what to
     /// do next. The worker lives as long as its countdown, across pauses, so it is recognised
     /// by `serial`.
-    mutating func workerStep(_ id: CountdownID, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<WorkerStep> {
+    mutating func workerStep(_ id: CountdownID, now: Moment, _ pipeline: inout Pipeline) -> Decision<WorkerStep> {
         var decision = Decision(answer: WorkerStep.exit)
         let index = Int(id.index)
         guard index < places.count, places[index].serial == id.serial, places[index].state.isOccupied else { return decision }

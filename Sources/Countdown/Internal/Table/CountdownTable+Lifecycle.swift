@@ -17,7 +17,7 @@ extension CountdownTable {
     /// Takes off, in every countdown marked at the background, the time its ticks did not
     /// count; tells its observer the corrected remaining time (or the finish), and moves its
     /// timer onto the corrected grid.
-    mutating func enteredForeground(now: Moment, boot: Int64, _ pipeline: inout DeliveryPipeline) -> Decision<Void> {
+    mutating func enteredForeground(now: Moment, boot: Int64, _ pipeline: inout Pipeline) -> Decision<Void> {
         var decision = Decision(answer: ())
         guard Progress.countsTicks, isInBackground else { return decision }
         isInBackground = false
@@ -44,7 +44,7 @@ extension CountdownTable {
     /// within one boot, by the wall clock after a reboot), paused ones paused; refuses them all
     /// if one is refused. `wall`, `boot`: the store's clocks, read before `now`, so that a
     /// restored deadline is never early.
-    mutating func restore(_ records: [CountdownRecord], now: Moment, wall: Int64, boot: Int64, bootID: String?, storePath: String, _ pipeline: inout DeliveryPipeline)
+    mutating func restore(_ records: [CountdownRecord], now: Moment, wall: Int64, boot: Int64, bootID: String?, storePath: String, _ pipeline: inout Pipeline)
         throws(CountdownStoreError) -> Decision<CountdownRestoration>
     {
         guard !hasStore else { throw .alreadyAttached(path: storePath) }

@@ -147,12 +147,12 @@ extension CountdownTable {
     }
 
     /// Decides a timer for the countdown at `index`, at its current arm.
-    mutating func arm(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func arm(_ index: Int, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         arm(id(of: index), key: places[index].key, firstFire: places[index].progress.nextFire, &actions, &pipeline)
     }
 
     /// The same, for a caller that holds what the place holds (a start, which just filled it).
-    mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func arm(_ id: CountdownID, key: String, firstFire: MonotonicInstant, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         if rules.arming == .sharedDueQueue {
             actions.handover.add(pipeline.append(DueItem(due: firstFire, index: id.index, arm: id.arm)))
             return
@@ -175,7 +175,7 @@ extension CountdownTable {
 
     /// The countdown at `index` moved onto another grid (its arm moved on): a kept worker is
     /// woken once, a timer replaced.
-    mutating func retime(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func retime(_ index: Int, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         if rules.arming == .worker {
             if let handle = places[index].timer.handle { actions.effects.append(.wake(handle)) }
             return
@@ -185,7 +185,7 @@ extension CountdownTable {
     }
 
     /// The countdown at `index` runs again: a timer from its next fire.
-    mutating func restartTimer(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func restartTimer(_ index: Int, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         if rules.arming == .worker, !places[index].timer.isNone {
             if let handle = places[index].timer.handle { actions.effects.append(.wake(handle)) }
             return
@@ -195,7 +195,7 @@ extension CountdownTable {
 
     /// Replaces the observer of the countdown at `index` with `observer`, and tells it the time
     /// left at once; returns that time.
-    mutating func attach(at index: Int, observer: CountdownObserver?, now: Moment, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) -> Duration {
+    mutating func attach(at index: Int, observer: CountdownObserver?, now: Moment, _ actions: inout Actions, _ pipeline: inout Pipeline) -> Duration {
         revoke(index, &actions)
         places[index].observer = observer
         places[index].registration &+= 1
@@ -212,7 +212,7 @@ extension CountdownTable {
     /// fire, its call's prologue and epilogue).
     @inline(__always)
     mutating func advance(
-        _ index: Int, now: Moment, intervals: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline
+        _ index: Int, now: Moment, intervals: Int, _ actions: inout Actions, _ pipeline: inout Pipeline
     ) -> FireResult {
         switch places[index].progress.advance(at: now, intervals: intervals, tick: tick) {
         case .finished:
@@ -234,7 +234,7 @@ extension CountdownTable {
     /// The countdown at `index` finished: its place is freed before its observer hears it, and
     /// the stream it fed ends with that finish. The place is reused once the finish was
     /// delivered (``finishedPlaces``): until then its gate must refuse nothing of this observer.
-    mutating func finishCountdown(_ index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func finishCountdown(_ index: Int, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         let (key, handle) = vacate(index, &actions)
         if let handle { actions.effects.append(.disarm(handle)) }
         if !streamEnds.isEmpty { streamEnds.removeValue(forKey: UInt32(index)) }
@@ -265,7 +265,7 @@ extension CountdownTable {
     /// Inlined: not inlined, each event went through its value witnesses on its way into the
     /// delivery (callgrind: about 200 instructions more a fire).
     @inline(__always)
-    mutating func emit(_ event: consuming CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline) {
+    mutating func emit(_ event: consuming CountdownEvent, told: Bool = false, at index: Int, _ actions: inout Actions, _ pipeline: inout Pipeline) {
         guard let observer = places[index].observer else { return }
         let generation = told ? Delivery.answer : places[index].generation
         places[index].lastTicket = pipeline.decided

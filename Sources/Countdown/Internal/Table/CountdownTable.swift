@@ -62,6 +62,8 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     var isInBackground = false
 
     typealias Registration = ObserverRegistration
+    /// The pipeline its decisions append to (``EngineState/pipeline``).
+    typealias Pipeline = DeliveryPipeline<Delivery>
 
     init(rules: Rules) {
         self.rules = rules
@@ -70,7 +72,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
 
     // MARK: - The scheduler's API
 
-    mutating func start(key: String, duration: Duration, observer: CountdownObserver?, now: Moment, _ pipeline: inout DeliveryPipeline)
+    mutating func start(key: String, duration: Duration, observer: CountdownObserver?, now: Moment, _ pipeline: inout Pipeline)
         throws(CountdownError) -> Decision<CountdownStart>
     {
         try start(key: key, hash: indexByKey.hash(key), duration: duration, observer: observer, now: now, &pipeline)
@@ -93,7 +95,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// `hash`: `key` hashed by `keyHasher`.
     mutating func start(
         key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
-        deliveredBelow: UInt64 = 0, _ pipeline: inout DeliveryPipeline
+        deliveredBelow: UInt64 = 0, _ pipeline: inout Pipeline
     ) throws(CountdownError) -> Decision<CountdownStart> {
         var decision = Decision(answer: CountdownStart.started)
         decision.answer = try start(
@@ -110,7 +112,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// below it. No allocation: the observer goes in the place.
     mutating func start(
         key: String, hash: KeyIndex.Hash, duration: Duration, observer: CountdownObserver?, now: Moment,
-        deliveredBelow: UInt64 = 0, _ actions: inout Actions, _ pipeline: inout DeliveryPipeline
+        deliveredBelow: UInt64 = 0, _ actions: inout Actions, _ pipeline: inout Pipeline
     ) throws(CountdownError) -> CountdownStart {
         guard !key.isEmpty else { throw .emptyKey }
         guard duration > .zero else { throw .nonPositiveDuration(duration) }
@@ -132,7 +134,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     }
 
     /// `ended`: how to end the stream `observer` feeds, once it is revoked.
-    mutating func attach(key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment, _ pipeline: inout DeliveryPipeline)
+    mutating func attach(key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment, _ pipeline: inout Pipeline)
         -> Decision<Duration?>
     {
         var registration: Registration?
@@ -143,7 +145,7 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
     /// no countdown under `key`), for a detach.
     mutating func attach(
         key: String, observer: CountdownObserver?, ended: (@Sendable () -> Void)? = nil, now: Moment,
-        registration: inout Registration?, _ pipeline: inout DeliveryPipeline
+        registration: inout Registration?, _ pipeline: inout Pipeline
     ) -> Decision<Duration?> {
         var decision = Decision<Duration?>(answer: nil)
         guard let index = place(of: key) else { return decision }
@@ -201,16 +203,16 @@ struct CountdownTable<Progress: CountdownProgress, Handle> {
         return true
     }
 
-    mutating func pause(key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
+    mutating func pause(key: String, now: Moment, _ pipeline: inout Pipeline) -> Decision<Bool> {
         setPaused(true, key: key, now: now, &pipeline)
     }
 
-    mutating func resume(key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
+    mutating func resume(key: String, now: Moment, _ pipeline: inout Pipeline) -> Decision<Bool> {
         setPaused(false, key: key, now: now, &pipeline)
     }
 
     /// Pauses or resumes the countdown under `key`; false when there is none, or it is so already.
-    mutating func setPaused(_ paused: Bool, key: String, now: Moment, _ pipeline: inout DeliveryPipeline) -> Decision<Bool> {
+    mutating func setPaused(_ paused: Bool, key: String, now: Moment, _ pipeline: inout Pipeline) -> Decision<Bool> {
         var decision = Decision(answer: false)
         guard let index = place(of: key), places[index].state.isPaused != paused else { return decision }
         places[index].arm &+= 1
