@@ -65,6 +65,7 @@ struct StoreTests {
     func restoreAfterTheProcessIsGone(_ backend: CountdownBackend) throws {
         let folder = Folder()
         var startedAt: UInt64 = 0
+        var believed = Duration.zero
         do {
             // The first process: released without a word (its release waits for the store, as
             // the app's background would have before the system killed it).
@@ -74,17 +75,21 @@ struct StoreTests {
             try first.start(key: "running", duration: .milliseconds(1500)) { _ in }
             try first.start(key: "paused", duration: .seconds(60)) { _ in }
             #expect(first.pause(key: "paused"))
+            // What the first process said was left, the last thing it said before it went.
+            believed = try #require(first.remaining(key: "running"))
         }
         let second = try scheduler(backend)
         defer { second.shutdown() }
-        let elapsed = Duration.nanoseconds(Int64(SystemClocks.monotonic() - startedAt))
         let restoration = try second.restore(from: CountdownStore(path: folder.store))
         #expect(restoration.expired.isEmpty && restoration.kept.isEmpty)
         let running = try #require(restoration.running["running"], "\(restoration)")
-        // Read before the restore, from before the start: at most the time left then. A tick
-        // counter believes what its fires counted, and a fire late on a loaded machine makes it
-        // believe in more: 100 ms of that is allowed.
-        #expect(running <= .milliseconds(1500) - elapsed + .milliseconds(100), "restored with more time than was left: \(running)")
+        // At most what the first process said was left before it went: time left never grows
+        // across a relaunch. Judged against what the scheduler said, not the clock: a tick
+        // counter believes what its fires counted, and on a loaded machine late fires make it
+        // believe in more than the clock says (the strategy's flaw, which the guide measures);
+        // a bound on the clock "allowing" for that failed beside stress-ng, and let through a
+        // restore that adds less than the allowance.
+        #expect(running <= believed, "restored with \(running) left, where the first process said \(believed)")
         #expect(running > .zero)
         let paused = try #require(restoration.paused["paused"], "\(restoration)")
         #expect(paused <= .seconds(60) && paused > .seconds(59))
