@@ -17,9 +17,6 @@ package struct DeliveryBatch<Item> {
 
     package init() {}
 
-    /// Whether it holds first fires to file (the engine's shared due-queue; never the fleet's).
-    package var isEmpty: Bool { deliveries.isEmpty && firstFires.isEmpty }
-
     /// Lets go of the buffers a take did not keep; called with no lock held.
     package mutating func releaseOversized() {
         if oversized.capacity > 0 { oversized = [] }

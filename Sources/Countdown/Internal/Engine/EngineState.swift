@@ -75,10 +75,6 @@ struct EngineState<Progress: CountdownProgress, Handle> {
         table.fire(id, now: now, intervals: intervals, &pipeline)
     }
 
-    mutating func fire(_ batch: inout [DueItem], _ chunk: Range<Int>, kept: inout Int, now: Moment) -> Decision<Void> {
-        table.fire(&batch, chunk, kept: &kept, now: now, &pipeline)
-    }
-
     mutating func workerStep(_ id: CountdownID, now: Moment) -> Decision<Table.WorkerStep> {
         table.workerStep(id, now: now, &pipeline)
     }
