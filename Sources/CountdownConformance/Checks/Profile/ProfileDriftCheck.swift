@@ -23,58 +23,45 @@ enum ProfileDriftCheck {
         let declared = h.scheduler.profile.drift
         let duration = Duration.milliseconds(1800)
         var drifts: [Double] = []
-        var stalled = 0, measured = 0
-        // One countdown at a time. The finish error grows with the length exactly as the ticks'
-        // grid drifts from start + k·T, so each round measures the grid's slope: the median of
-        // the slopes between every two ticks at least ten apart (Theil–Sen), minus T. A tick
-        // delivered late moves only the pairs it is in, so the slope holds on a loaded machine
-        // where the finish alone (one instant against another) moved by milliseconds; a worker
-        // that starts late moves none of them. A round in which ticks arrive more than two
-        // ticks apart was stalled: a tick-counting backend loses the ticks of a stall (the
-        // suspension profile, not drift), so the round is left out and another run in its place.
+        var stalled = 0, behind = 0, measured = 0
+        // One countdown at a time, beside the check's own grid. The finish error grows with
+        // the length exactly as the fires drift from first fire + k·T, so each round measures
+        // that drift (``DriftRound``); a round stalled, or in which the control drifted too, is
+        // left out and another run in its place. A worker that starts late moves nothing.
         for round in 0..<Self.maximumRounds where drifts.count < Self.goodRounds {
             measured += 1
             let log = h.recorder()
+            let control = GridControl(tick: tick, queue: h.queue.queue, stamp: h.now)
             try h.scheduler.start(key: "d\(round)", duration: duration, observer: log.observer)
-            guard c.expect(log.waitForFinish(), "a \(duration) countdown never finished") else { return }
+            let finished = log.waitForFinish()
+            let controlTicks = control.stop()
+            guard c.expect(finished, "a \(duration) countdown never finished") else { return }
             guard let finish = log.finishes.first else { continue }
             // The fires: every tick after the first (told at the start) and the finish.
             let fires = log.ticks.dropFirst().map(\.at) + [finish.at]
-            guard fires.count >= 20 else { continue }
-            let widest = zip(fires, fires.dropFirst()).map { $1 - $0 }.max() ?? 0
-            guard widest <= 2 * nanoseconds(tick) else {
-                stalled += 1
-                continue
+            switch DriftRound.judge(fires: fires, control: controlTicks, tick: tick) {
+            case .drift(let drift): drifts.append(drift)
+            case .stalled: stalled += 1
+            case .machineFellBehind: behind += 1
+            case .tooShort: continue
             }
-            drifts.append(Self.gridSlope(fires) - Double(nanoseconds(tick)))
         }
         guard !drifts.isEmpty else {
-            c.inconclusive("every round was stalled (\(stalled) of \(measured) rounds)")
+            c.inconclusive("no round was steady (\(stalled) of \(measured) rounds stalled; in \(behind) the machine fell behind)")
             return
         }
         let drift = median(drifts)  // ns per tick
-        c.figure(String(format: "the ticks drift %.1f µs per tick from start + k·T (median of %d rounds of %@; %d of %d rounds stalled)",
-                        drift / 1000, drifts.count, "\(duration)", stalled, measured))
+        c.figure(String(format: "the ticks drift %.1f µs per tick from the first fire + k·T, floor to floor (median of %d rounds of %@; of %d rounds, %d stalled, in %d the machine fell behind)",
+                        drift / 1000, drifts.count, "\(duration)", measured, stalled, behind))
         let observed: CountdownProfile.Drift
         switch drift {
-        case ..<10_000: observed = .bounded
-        case 20_000...: observed = .accumulates
+        case ..<DriftRound.boundedBelow: observed = .bounded
+        case DriftRound.accumulatesFrom...: observed = .accumulates
         default:
             c.inconclusive(String(format: "%.1f µs per tick: between bounded (< 10) and accumulating (≥ 20)", drift / 1000))
             return
         }
         c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
-    }
-
-    /// The median slope, in nanoseconds per fire, between every two fires at least ten apart.
-    static func gridSlope(_ fires: [UInt64]) -> Double {
-        var slopes: [Double] = []
-        for i in fires.indices {
-            for j in fires.indices where j - i >= 10 {
-                slopes.append(Double(Int64(fires[j]) - Int64(fires[i])) / Double(j - i))
-            }
-        }
-        return median(slopes)
     }
 
     private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
