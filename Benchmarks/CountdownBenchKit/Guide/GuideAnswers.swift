@@ -128,12 +128,14 @@ extension GuideBuilder {
             machine: m.folder, text: text, magnitude: nil, files: ["\(m.folder)/\(MachineResults.conformanceFile)"])
     }
 
-    /// "the ticks drift -0.2 µs per tick from start + k·T (…)" → "−0.2 µs a tick".
+    /// "the ticks drift -0.2 µs per tick from the first fire + k·T (…)" → "−0.2 µs a tick".
     static func driftPerTick(_ figure: String) -> String {
         guard let range = figure.range(of: "drift "), let end = figure.range(of: " µs per tick", range: range.upperBound..<figure.endIndex),
               let value = Double(figure[range.upperBound..<end.lowerBound])
         else { return figure }
-        return String(format: "%.1f µs a tick", value).replacingOccurrences(of: "-", with: "−")
+        // A drift that rounds to zero reads 0.0, not −0.0 (printf keeps the sign of −0.04).
+        let shown = (value * 10).rounded() / 10
+        return String(format: "%.1f µs a tick", shown == 0 ? 0 : shown).replacingOccurrences(of: "-", with: "−")
     }
 
     /// One backend against another at the same N: CPU per event, p99, memory per countdown.

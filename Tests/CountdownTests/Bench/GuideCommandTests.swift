@@ -280,6 +280,8 @@ import Testing
 
     @Test func driftAndLinksAreReadFromTheirFiles() {
         #expect(GuideBuilder.driftPerTick("the ticks drift -0.2 µs per tick from start + k·T (median of 5 rounds)") == "−0.2 µs a tick")
+        #expect(GuideBuilder.driftPerTick("the ticks drift -0.0 µs per tick from the first fire + k·T, floor to floor") == "0.0 µs a tick",
+                "a drift that rounds to zero has no sign")
         #expect(GuideBuilder.driftPerTick("something else") == "something else", "an unknown figure is shown as written")
         #expect(GuideMarkdown.label("amd-epyc-2-cores/tick-1s/run.json") == "tick-1s")
         #expect(GuideMarkdown.label("amd-epyc-2-cores/run.json") == "run")
