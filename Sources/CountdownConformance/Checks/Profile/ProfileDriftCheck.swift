@@ -17,7 +17,7 @@ enum ProfileDriftCheck {
 
     static func run(_ c: CheckContext) throws {
         // A 20 ms tick: to lose a tick a tick-counting backend must stall 20 ms, which a few
-        // milliseconds of delivery jitter cannot hide from the stall test below.
+        // milliseconds of delivery jitter cannot hide from the stall test (``DriftRound``).
         let tick = Duration.milliseconds(20)
         let h = try c.makeScheduler(tick: tick)
         let declared = h.scheduler.profile.drift
