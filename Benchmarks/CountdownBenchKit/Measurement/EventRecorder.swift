@@ -10,7 +10,8 @@ import Synchronization
 /// Which tick an event is: the k-th tick after the start, unless its remaining time says a
 /// later one (the timestamp backend skips the grid points a stall made it miss, and its
 /// remaining is read from a clock: D − remaining ≥ k·T). Counting alone would charge a skipped
-/// tick's lateness to every later tick.
+/// tick's lateness to every later tick. Every grid point before the deadline is heard or
+/// counted as skipped: between two ticks, or, at the finish, after the last tick heard.
 ///
 /// `@unchecked Sendable` because the per-countdown arrays are plain buffers, so that a
 /// record costs a clock read and a few stores: `begin` writes a countdown's start before its
@@ -98,6 +99,9 @@ final class EventRecorder: @unchecked Sendable {
         switch event.kind {
         case .finished:
             finished[index] = true
+            // The grid points after the last tick heard were skipped: a fire after a stall that
+            // found the deadline passed delivers the finish alone (a tick never carries 0).
+            skippedTicks += max(ticksPerCountdown - max(Int(lastTick[index]), 0), 0)
             if now < start + duration { earlyFinishes += 1 }
             finishError.record(lateness(now, ideal: start + duration))
             if finishedCount.add(1, ordering: .relaxed).newValue == expected.load(ordering: .relaxed) {

@@ -30,7 +30,7 @@ import Testing
         recorder.record(0, CountdownEvent(key: "a", kind: .tick, remaining: .milliseconds(1)))
 
         #expect(recorder.ticks == 2)
-        #expect(recorder.skippedTicks == 1)
+        #expect(recorder.skippedTicks == 2, "tick 2, and tick 4, which the finish came instead of")
         #expect(recorder.doubledFinishes == 1)
         #expect(recorder.eventsAfterFinish == 1)
         #expect(recorder.earlyEvents == 0)
@@ -42,6 +42,35 @@ import Testing
         #expect(latest >= tick3 - (start + 30_000_000))
         #expect(latest <= max(tick1End - (start + 10_000_000), tick3End - (start + 30_000_000)))
         #expect(try #require(recorder.finishError.percentile(50)).nanoseconds >= 1_000_000)
+    }
+
+    /// A stall past the deadline: the timestamp backend's next fire finds the countdown over and
+    /// delivers the finish alone, so the grid points between its last tick and the deadline are
+    /// never ticked. They are skipped ticks, counted at the finish: every grid point before the
+    /// deadline is either heard or counted as skipped (a 60 ms run at 20 ms ticks lost count of
+    /// one such tick in fifty).
+    @Test func ticksAFinishCameInsteadOfAreCountedAsSkipped() {
+        let recorder = EventRecorder(count: 3, tick: tick, duration: duration)
+        #expect(recorder.ticksPerCountdown == 4)
+        let start = recorder.begin(0, at: SystemClocks.monotonic())
+        _ = recorder.begin(1, at: start)
+        _ = recorder.begin(2, at: start)
+        for index in 0..<3 { recorder.record(index, CountdownEvent(key: "\(index)", kind: .tick, remaining: duration)) }
+        // 0 hears ticks 1 and 2, then its finish: ticks 3 and 4 skipped. 1 hears only the tick at
+        // start, then its finish: all four skipped. 2 hears every tick: none skipped.
+        for k in 1...4 {
+            SystemClocks.sleep(untilMonotonic: start + UInt64(k) * 10_000_000 + 1_000_000)
+            for index in (k <= 2 ? [0, 2] : [2]) {
+                recorder.record(index, CountdownEvent(key: "\(index)", kind: .tick, remaining: .milliseconds(50 - 10 * k)))
+            }
+        }
+        SystemClocks.sleep(untilMonotonic: start + 51_000_000)
+        for index in 0..<3 { recorder.record(index, CountdownEvent(key: "\(index)", kind: .finished, remaining: .zero)) }
+        #expect(recorder.finishedCount.load(ordering: .relaxed) == 3)
+        #expect(recorder.earlyEvents == 0)
+        #expect(recorder.ticks == 6)
+        #expect(recorder.skippedTicks == 2 + 4)
+        #expect(recorder.ticks + recorder.skippedTicks == 3 * recorder.ticksPerCountdown)
     }
 
     /// A backend that reads its clock and the monotonic clock as one instant may place its
