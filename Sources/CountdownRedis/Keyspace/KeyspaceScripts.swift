@@ -2,14 +2,20 @@
 /// The keyspace strategy's operations. Each is a small script so that a start or an attach is
 /// one atomic step, as the contract asks, and recorded (``CallRecord``) so that a call sent again
 /// is answered the same; the timing is the tutorials': a key per countdown, `P:t:<key>`,
-/// holding `generation duration r 0 attaches change owner` with a TTL (`PX`), or `generation
+/// holding `generation duration r deadline attaches change owner` with a TTL, or `generation
 /// duration p remaining attaches change owner` with none while paused (`change`: how many times
-/// it was paused or resumed), and the end heard as the key's expiry notification. What another member must hear is published on `P:own`, fire-and-forget as the
+/// it was paused or resumed), and the end heard as the key's expiry notification. The deadline
+/// is kept in µs beside the TTL, which Redis keeps in whole milliseconds: the TTL is set to the
+/// millisecond at or after it (`PXAT`), so that the expiry never comes early, and the remaining
+/// time is read from the deadline, so that a resume never gives back more than the pause froze
+/// (a TTL rounded up did, by up to a millisecond). A value written before the deadline was kept
+/// holds 0 there, and its deadline is read from the TTL. What another member must hear is published on `P:own`, fire-and-forget as the
 /// notifications are, addressed to the observer's token as the sorted set's inbox messages are
 /// (``FleetMessage``): `l g token key`, `x g token key`, `p g change remaining token key`,
 /// `r g change deadline token key`.
 enum KeyspaceScripts {
-    /// Lua that reads the countdown at `t` into `f` (nil when there is none).
+    /// Lua that reads the countdown at `t` into `f` (nil when there is none), and the deadline
+    /// (µs) of a running one into `f.dl`.
     private static let load = """
         local f
         do
@@ -17,6 +23,10 @@ enum KeyspaceScripts {
           if v then
             local g, d, s, r, a, k, o = string.match(v, '^(%d+) (%d+) (%a) (%d+) (%d+) (%d+) (%S+)$')
             if g then f = {g = g, d = d, s = s, r = r, a = a, k = k, o = o} end
+            if f and s == 'r' then
+              f.dl = tonumber(r)
+              if f.dl == 0 then f.dl = redis.call('PEXPIRETIME', t) * 1000 end
+            end
           end
         end
         """
@@ -33,14 +43,15 @@ enum KeyspaceScripts {
           redis.call('SET', t, f.g .. ' ' .. f.d .. ' ' .. f.s .. ' ' .. f.r .. ' ' .. string.format('%d', a) .. ' ' .. f.k .. ' ' .. owner, 'KEEPTTL')
           redis.call('PUBLISH', P .. ':own', 'l ' .. f.g .. ' ' .. f.o .. ' ' .. key)
           if f.s == 'p' then return {1, f.g, f.d, 'p', 0, tonumber(f.r), a, f.k} end
-          local deadline = redis.call('PEXPIRETIME', t) * 1000
-          return {1, f.g, f.d, 'r', deadline, math.max(0, deadline - n), a, f.k}
+          return {1, f.g, f.d, 'r', f.dl, math.max(0, f.dl - n), a, f.k}
         end
         if arg[4] == '1' then return {3} end
         local d = tonumber(arg[3])
         local g = redis.call('INCR', P .. ':seq')
-        redis.call('SET', t, string.format('%d', g) .. ' ' .. arg[3] .. ' r 0 0 0 ' .. owner, 'PX', string.format('%d', math.ceil(d / 1000)))
-        return {0, g, d, 'r', redis.call('PEXPIRETIME', t) * 1000, d, 0, 0}
+        local deadline = n + d
+        redis.call('SET', t, string.format('%d', g) .. ' ' .. arg[3] .. ' r ' .. string.format('%d', deadline) .. ' 0 0 ' .. owner,
+          'PXAT', string.format('%d', math.ceil(deadline / 1000)))
+        return {0, g, d, 'r', deadline, d, 0, 0}
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
@@ -60,7 +71,7 @@ enum KeyspaceScripts {
         local t = P .. ':t:' .. key
         \(load)
         if not f or f.s ~= 'r' then return {0} end
-        local left = redis.call('PEXPIRETIME', t) * 1000 - n
+        local left = f.dl - n
         if left <= 0 then return {0} end
         local K = string.format('%d', tonumber(f.k) + 1)
         redis.call('SET', t, f.g .. ' ' .. f.d .. ' p ' .. string.format('%d', left) .. ' ' .. f.a .. ' ' .. K .. ' ' .. f.o)
@@ -75,8 +86,9 @@ enum KeyspaceScripts {
         \(load)
         if not f or f.s ~= 'p' then return {0} end
         local K = string.format('%d', tonumber(f.k) + 1)
-        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r 0 ' .. f.a .. ' ' .. K .. ' ' .. f.o, 'PX', string.format('%d', math.max(1, math.ceil(tonumber(f.r) / 1000))))
-        local deadline = redis.call('PEXPIRETIME', t) * 1000
+        local deadline = n + tonumber(f.r)
+        redis.call('SET', t, f.g .. ' ' .. f.d .. ' r ' .. string.format('%d', deadline) .. ' ' .. f.a .. ' ' .. K .. ' ' .. f.o,
+          'PXAT', string.format('%d', math.ceil(deadline / 1000)))
         redis.call('PUBLISH', P .. ':own', 'r ' .. f.g .. ' ' .. K .. ' ' .. string.format('%d', deadline) .. ' ' .. f.o .. ' ' .. key)
         return {1, f.g, deadline, f.o, K}
         """)
@@ -88,7 +100,7 @@ enum KeyspaceScripts {
         if not f then return {0} end
         if f.s == 'p' then return {1, tonumber(f.r)} end
         local x = redis.call('TIME')
-        local left = redis.call('PEXPIRETIME', t) * 1000 - (tonumber(x[1]) * 1000000 + tonumber(x[2]))
+        local left = f.dl - (tonumber(x[1]) * 1000000 + tonumber(x[2]))
         if left < 0 then left = 0 end
         return {1, left}
         """)
