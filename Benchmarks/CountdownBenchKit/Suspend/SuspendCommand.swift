@@ -6,7 +6,7 @@ import Foundation
 /// frozen (SIGSTOP) and continued (SIGCONT), as iOS suspends a backgrounded app.
 struct SuspendCommand {
     static let usage = """
-        USAGE: countdown-bench suspend [--backend NAMES] [--freeze DURATION] [--keys N]
+        USAGE: countdown-bench suspend [--backend NAMES] [--freeze DURATION] [--keys N] [--jobs N]
                                        [--format text|json] [--output DIR] [--no-progress]
 
         For each backend, starts a worker process (countdown-bench worker) running N countdowns of
@@ -31,6 +31,9 @@ struct SuspendCommand {
           --freeze DURATION   One freeze length instead of the three (the paused and the lifecycle
                               runs use it too); no kills.
           --keys N            Countdowns per worker (default 4).
+          --jobs N            Experiments run side by side, each its own worker (default 1; at
+                              most 16): the workers sleep through their freezes, so a few at a
+                              time finish sooner, but beside each other they share the machine.
           --format text|json  What stdout gets.
           --output DIR        Also write DIR/suspend.txt and DIR/suspend.json (release builds only).
                               {machine} in DIR becomes this machine's folder name: results/{machine}.
@@ -46,6 +49,7 @@ struct SuspendCommand {
     let backends: [CountdownBackend]
     let scenarios: [SuspendExperiment.Scenario]
     let keys: Int
+    let jobs: Int
     let format: String
     let outputDirectory: String?
     let showProgress: Bool
@@ -59,6 +63,7 @@ struct SuspendCommand {
         let freeze = try args.duration("--freeze")
         if let freeze, freeze > .seconds(60) { throw UsageError("--freeze must be at most 60s") }
         keys = try args.wholeNumber("--keys", in: 1...1000) ?? 4
+        jobs = try args.wholeNumber("--jobs", in: 1...16) ?? 1
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         outputDirectory = try args.value("--output").map(Machine.expand)
         try args.finish()
@@ -129,17 +134,10 @@ struct SuspendCommand {
         }
         let progress = Progress(enabled: showProgress)
         if let missing = Self.clockScenariosMissing { progress.note("\(missing); no wall-clock rows") }
-        var results: [SuspendExperiment.Result] = []
-        for backend in backends {
-            for scenario in scenarios {
-                progress.begin("\(backend), \(scenario.name)")
-                let result = try SuspendExperiment(
-                    backend: backend, scenario: scenario, keys: keys, tick: Self.tick, duration: Self.duration
-                ).run()
-                progress.end(result.verdict)
-                results.append(result)
-            }
+        let experiments = backends.flatMap { backend in
+            scenarios.map { SuspendExperiment(backend: backend, scenario: $0, keys: keys, tick: Self.tick, duration: Self.duration) }
         }
+        let results = try ExperimentPool.run(experiments, jobs: jobs, progress: progress)
         progress.finish()
         let text = Self.text(results), json = try Self.json(results)
         output.write(format == "json" ? json : text)

@@ -14,6 +14,7 @@ import FoundationXML
         ["run", "--counts", "10,x"], ["run", "--repeat", "0"], ["run", "--starts", "sometimes"],
         ["run", "--duration", "200s"], ["run", "--backend", "cron"], ["run", "--format", "xml"], ["run", "--bogus"],
         ["run", "--output"], ["run", "--keys", "long"], ["run", "--floor-period", "50us"], ["run", "--floor-period", "2s"], ["run", "--backend", "virtual"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
+        ["suspend", "--jobs", "0"], ["suspend", "--jobs", "17"], ["suspend", "--jobs", "some"],
     ])
     func badArgumentsExitTwoWithOneLine(_ arguments: [String]) {
         var output = StandardStreams(capturing: true)
