@@ -137,7 +137,9 @@ struct SuspendExperiment: Sendable {
         }
         let limit = duration + .milliseconds(Int64(scenario.freezeMs)) + .seconds(5)
         _ = worker.waitFor(.done, within: limit)
-        return judge(worker.received, starts: starts, continuedAt: continuedAt, pausedFor: pausedFor)
+        var result = judge(worker.received, starts: starts, continuedAt: continuedAt, pausedFor: pausedFor)
+        if result.lostFinishes > 0 { result.verdict += "; the worker " + worker.state }
+        return result
     }
 
     /// `notBefore`: for a kill, the restore at which a countdown whose deadline passed while no

@@ -105,6 +105,10 @@ extension SuspendExperiment {
         if let longest = writes.max() {
             result.verdict += "; \(writes.count) store writes, the longest \(String(format: "%.1f", longest)) ms"
         }
+        // What to look at when a finish is lost: how each incarnation ended, and what it said last.
+        if result.lostFinishes > 0 {
+            result.verdict += "; the workers: " + workers.map(\.state).joined(separator: "; then ")
+        }
         return result
     }
 }

@@ -78,7 +78,7 @@ final class WorkerProcess: Sendable {
 
     /// For an error message: whether the process still runs, and its last lines.
     var state: String {
-        let last = lines.withLock { $0.suffix(3).map { $0.message?.line ?? "?" } }
+        let last = lines.withLock { $0.suffix(6).map { $0.message?.line ?? "?" } }
         return (process.isRunning ? "still running" : "exited (\(process.terminationStatus))")
             + "; its last lines: " + (last.isEmpty ? "none" : last.joined(separator: " | "))
     }
