@@ -126,7 +126,7 @@ struct WorkerCommand {
     }
 
     /// Restores the store's countdowns and attaches an observer to each, as the screens of a
-    /// relaunched app would; returns how many finishes to wait for.
+    /// relaunched app would; returns how many finishes to wait for (those attached to).
     private func restore(
         _ scheduler: any CountdownScheduler, from path: String, lines: LineWriter,
         observer: (Int) -> CountdownObserver
@@ -146,11 +146,21 @@ struct WorkerCommand {
         let now = SystemClocks.monotonic()
         for key in restoration.expired { lines.write(.expired(index: index(key), at: now)) }
         let restored = restoration.running.merging(restoration.paused) { running, _ in running }
+        var attached = 0
         for (key, remaining) in restored.sorted(by: { $0.key < $1.key }) {
             lines.write(.restored(index: index(key), remaining: remaining.nanoseconds, at: SystemClocks.monotonic()))
-            keyed.attach(key: key, observer: observer(index(key)))
+            if keyed.attach(key: key, observer: observer(index(key))) != nil {
+                attached += 1
+            } else {
+                // It finished before a screen could attach: restore returns once the file holds
+                // what it restored, and a countdown with less left than that write took ended
+                // meanwhile, heard by no one, as an expired one is. The app learns it here, as
+                // the attach finds nothing (beside a loaded machine a write took 400 ms, and
+                // the worker waited for finishes that had already come).
+                lines.write(.expired(index: index(key), at: SystemClocks.monotonic()))
+            }
         }
-        return restored.count
+        return attached
     }
 }
 

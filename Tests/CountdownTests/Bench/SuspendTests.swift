@@ -93,6 +93,37 @@ struct SuspendTests {
         #expect(result.asDeclared, "\(name): \(result.verdict)")
     }
 
+    /// A relaunch's restore returns once the file holds what it restored; a countdown with less
+    /// left than that write takes ends meanwhile, heard by no one, and the screen's attach finds
+    /// nothing. The worker reports it ended (as an expired one) rather than waiting for its
+    /// finish: beside a loaded machine a write took 400 ms, and `suspend` counted four finishes
+    /// lost that had come. Here each restore write pauses a second, the countdowns 450 ms from
+    /// their deadline.
+    @Test(.runsAlone, .timeLimit(.minutes(1)), arguments: ["timestamp(continuous)", "operation-queue"])
+    func aCountdownThatEndsWhileTheRestoreWritesIsReportedNotAwaited(_ name: String) throws {
+        let folder = NSTemporaryDirectory() + "countdown-restore-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = ["--backend", name, "--keys", "3", "--store", folder + "/countdowns.store", "--tick", "200000us", "--duration", "1000000us"]
+        let first = try WorkerProcess(arguments: arguments, executable: Self.executable)
+        defer { first.end() }
+        try #require(first.waitFor(.started, count: 3, within: .seconds(10)), "\(first.state)")
+        let origin = try #require(SuspendExperiment.starts(first.received).values.max())
+        SystemClocks.sleep(untilMonotonic: origin + 550_000_000)
+        first.killNow()
+        let relaunched = try WorkerProcess(arguments: arguments + ["--relaunch", "--write-pause", "1s"], executable: Self.executable)
+        defer { relaunched.end() }
+        #expect(relaunched.waitFor(.done, within: .seconds(10)), "the relaunched worker waits for finishes that came: \(relaunched.state)")
+        var heard: [Int: Int] = [:]
+        for line in relaunched.received {
+            switch line.message {
+            case let .event(index, .finished, _, _)?, let .expired(index, _)?: heard[index, default: 0] += 1
+            default: break
+            }
+        }
+        #expect(heard == [0: 1, 1: 1, 2: 1], "each countdown finished or reported ended once: \(heard); \(relaunched.state)")
+    }
+
     @Test(.runsAlone, .timeLimit(.minutes(1)))
     func aDeadlinePassedInTheFreezeFinishesOnContinue() throws {
         let result = try experiment(.timestamp(.continuous), SuspendCommand.defaultScenarios[2])
