@@ -11,20 +11,23 @@ import Testing
 @Suite(.dedicatedThread,
        .enabled(if: ThreadSanitizer.acquire == nil, "its verdicts rest on timing the sanitizer distorts (see ConformanceTests)"))
 struct SlowObserverControlTests {
-    /// Holds every finish of every scheduler it made (the check's and its control's) until
-    /// 400 ms after the first of them came: the process stalled at the deadline. Once, or at
-    /// each attempt of the check (finishes more than 1.5 s after the stall's first belong to a
-    /// new attempt, whose countdowns last 3 s).
+    /// Holds finishes until 400 ms after the first of them came: the process stalled at the
+    /// deadline. Once (every scheduler's finishes, from the first heard in the process), or at
+    /// each attempt of the check: each attempt makes fresh schedulers whose countdowns end
+    /// together, so each scheduler's finishes are held from its own first. (Telling attempts
+    /// apart by time instead let an earlier attempt's 10 s countdown, finishing during a late
+    /// third attempt on a loaded machine, start that attempt's stall early: it was then clean.)
     final class ProcessStall: Sendable {
-        private let firstFinish = Locked<UInt64?>(nil)
-        let everyAttempt: Bool
+        enum When { case once, atEveryAttempt }
+        private let processFirst = Locked<UInt64?>(nil)
+        let when: When
 
-        init(everyAttempt: Bool) { self.everyAttempt = everyAttempt }
+        init(_ when: When) { self.when = when }
 
-        func hold() {
+        func hold(schedulerFirst: Locked<UInt64?>) {
             let now = SystemClocks.monotonic()
-            let first = firstFinish.withLock { first in
-                if first == nil || (everyAttempt && now > first! + 1_500_000_000) { first = now }
+            let first = (when == .once ? processFirst : schedulerFirst).withLock { first in
+                if first == nil { first = now }
                 return first!
             }
             SystemClocks.sleep(untilMonotonic: first + 400_000_000)
@@ -33,6 +36,7 @@ struct SlowObserverControlTests {
 
     final class StalledWithTheProcess: ForwardingScheduler, @unchecked Sendable {
         let stall: ProcessStall
+        let firstFinish = Locked<UInt64?>(nil)
 
         init(_ inner: any CountdownScheduler, stall: ProcessStall) {
             self.stall = stall
@@ -40,8 +44,8 @@ struct SlowObserverControlTests {
         }
 
         override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
-            { [stall] event in
-                if event.kind == .finished { stall.hold() }
+            { [stall, firstFinish] event in
+                if event.kind == .finished { stall.hold(schedulerFirst: firstFinish) }
                 observer(event)
             }
         }
@@ -58,7 +62,7 @@ struct SlowObserverControlTests {
 
     @Test("a stall of the whole process at every attempt's deadline is no verdict on the backend: the control is late too")
     func processStallIsInconclusive() async throws {
-        let result = try await result(ProcessStall(everyAttempt: true))
+        let result = try await result(ProcessStall(.atEveryAttempt))
         #expect(result.verdict == .inconclusive, "\(result.verdict): \(result.messages) — \(result.figure ?? "")")
         #expect(result.messages.joined().contains("three attempts could not tell"), "\(result.messages)")
         #expect(result.messages.joined().contains("the process stalled"), "\(result.messages)")
@@ -67,7 +71,7 @@ struct SlowObserverControlTests {
     /// One disturbed attempt is made again: the backend is judged by a clean one.
     @Test("a stall at one attempt's deadline only: the next attempt judges the backend")
     func oneStallIsMadeAgain() async throws {
-        let result = try await result(ProcessStall(everyAttempt: false))
+        let result = try await result(ProcessStall(.once))
         #expect(result.verdict == .pass, "\(result.verdict): \(result.messages) — \(result.figure ?? "")")
     }
 }
