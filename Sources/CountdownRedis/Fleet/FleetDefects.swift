@@ -22,5 +22,10 @@ struct FleetDefects: OptionSet, Sendable {
     /// wake-ups, not the earliest deadline a claim answers): a countdown whose member was
     /// killed is claimed only if another member's deadline comes after it.
     static let claimsOnlyItsOwn = FleetDefects(rawValue: 1 << 4)
+    /// Other members' notices are dropped, as with ``ignoresOtherMembers``, but a cancel of this
+    /// member's own that finds nothing ends the observer of its key here: a member that learns
+    /// of another's cancel only when it asks itself (a check whose own call came between the
+    /// other's cancel and its judgement would silence it, and pass it).
+    static let silencesOnlyOnItsOwnCall = FleetDefects(rawValue: 1 << 5)
 }
 #endif

@@ -28,7 +28,10 @@ extension ScriptedFleetEngine {
         guard !key.isEmpty, !watch.isStopped else { return false }
         let key = canonicalKey(key)
         let reply = try run(scripts.cancel, key: key, [key]).elements
-        guard reply.count >= 4, reply[1].int == 1, let generation = reply[2].int, let token = reply[3].text else { return false }
+        guard reply.count >= 4, reply[1].int == 1, let generation = reply[2].int, let token = reply[3].text else {
+            watch.ownCancelFoundNothing(key: key)
+            return false
+        }
         watch.receive(FleetNotice(generation: generation, token: token, kind: .cancelled))
         return true
     }

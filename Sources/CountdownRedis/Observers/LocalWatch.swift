@@ -23,12 +23,15 @@ final class LocalWatch: Sendable {
 
     private let state: Locked<State>
     private let ticker = Locked<FleetTicker?>(nil)
+    /// ``FleetDefects/silencesOnlyOnItsOwnCall``: false in every member a user makes.
+    private let silencesOnlyOnItsOwnCall: Bool
 
     init(tick: Duration, queue: DispatchQueue, defects: FleetDefects = []) {
         self.tick = tick.nanoseconds
         self.queue = queue
         var registry = ObserverRegistry(tick: tick.nanoseconds)
         registry.dropsNoticesBeforeAnswers = defects.contains(.dropsNoticesBeforeAnswers)
+        silencesOnlyOnItsOwnCall = defects.contains(.silencesOnlyOnItsOwnCall)
         state = Locked(State(registry: registry))
     }
 
@@ -43,6 +46,14 @@ final class LocalWatch: Sendable {
 
     /// A call that makes an observer is about to be sent under `token`. False once shut down.
     func expect(_ token: String) -> Bool { decide { r, _ in r.expect(token) } }
+
+    /// A cancel of this member's own found nothing under `key`. A correct member has heard of
+    /// whatever ended it from the notice; only the defect ends its observer here.
+    func ownCancelFoundNothing(key: String) {
+        guard silencesOnlyOnItsOwnCall else { return }
+        let now = Self.now()
+        decide { r, d in r.endObserving(key: key, now: now, into: &d) }
+    }
 
     /// The call under `token` failed.
     func abandon(_ token: String) { decide { r, _ in r.abandon(token) } }

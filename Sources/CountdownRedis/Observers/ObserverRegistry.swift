@@ -105,6 +105,13 @@ struct ObserverRegistry {
         apply(notice, now: now, into: &d)
     }
 
+    /// Ends the observer of `key` here, as a cancel's notice would: for the defect
+    /// ``FleetDefects/silencesOnlyOnItsOwnCall`` only.
+    mutating func endObserving(key: String, now: Int64, into d: inout FleetDecisions) {
+        guard let generation = current[key], let entry = entries[generation] else { return }
+        apply(FleetNotice(generation: generation, token: entry.token, kind: .cancelled), now: now, into: &d)
+    }
+
     private mutating func apply(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
         guard var entry = entries[notice.generation], entry.token == notice.token else { return }
         switch notice.kind {

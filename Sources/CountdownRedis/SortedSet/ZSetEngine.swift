@@ -260,7 +260,7 @@ final class ZSetEngine: ScriptedFleetEngine {
     ) {
         if case .wake(let deadline) = message, !defects.contains(.claimsOnlyItsOwn) { claimer.claim(at: clock.local(deadline)) }
         guard let notice = FleetNotice(message, clock: clock) else { return }
-        if defects.contains(.ignoresOtherMembers), notice.kind != .finished { return }
+        if !defects.isDisjoint(with: [.ignoresOtherMembers, .silencesOnlyOnItsOwnCall]), notice.kind != .finished { return }
         watch.receive(notice)
     }
 

@@ -29,6 +29,9 @@ struct BrokenFleetBackendTests {
         // each answer up to 10 ms, makes it common (missed in 1 run of 6 at 40 keys): 160 keys.
         Broken(name: "drops-notices-before-answers", defects: .dropsNoticesBeforeAnswers, rejectedBy: "fleet.race", keys: 160),
         Broken(name: "ignores-other-members-in-process", defects: .ignoresOtherMembers, rejectedBy: "fleet.cancel"),
+        // Silent once it cancels itself: judged with nothing asked of it in the window.
+        Broken(name: "silences-only-on-its-own-cancel", defects: .silencesOnlyOnItsOwnCall, rejectedBy: "fleet.cancel"),
+        Broken(name: "silences-only-on-its-own-cancel-attached", defects: .silencesOnlyOnItsOwnCall, rejectedBy: "fleet.attach"),
     ]
 
     static let prefix = "broken-fleet:"
