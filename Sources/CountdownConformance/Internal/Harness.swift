@@ -21,7 +21,7 @@ final class Harness: Sendable {
         tick: Duration, namespace: String = Harness.freshNamespace(), factory: CountdownConformance.Factory,
         report: @escaping @Sendable (String) -> Void
     ) throws {
-        let queue = DeliveryQueue()
+        let queue = DeliveryQueue(report: report)
         let wallClock = MovableWallClock()
         let scheduler = try factory(.init(
             tickInterval: tick, deliveryQueue: queue.queue, wallClock: wallClock.clock, namespace: namespace))
@@ -41,6 +41,10 @@ final class Harness: Sendable {
     /// A recorder whose observer runs on this harness's queue and stamps this harness's time.
     func recorder() -> Recorder { Recorder(queue, time: time) }
 
+    /// An observer for a countdown whose events the check does not read: each is still judged
+    /// for where it ran (``DeliveryQueue/judging(_:_:)``).
+    func ignoring(_ call: String) -> CountdownObserver { queue.judging(call) { _ in } }
+
     /// Nanoseconds on the check's clock for this scheduler.
     func now() -> UInt64 { time.now() }
 
@@ -59,95 +63,6 @@ final class Harness: Sendable {
     func holding<T>(_ body: () throws -> T) rethrows -> T { try time.holding(queue, body) }
 }
 
-/// The delivery queue the suite hands a backend: it can tell whether a callback runs on it,
-/// whether two callbacks overlap, and in which order things ran on it.
-final class DeliveryQueue: Sendable {
-    let queue = DispatchQueue(label: "countdown.conformance.delivery")
-    private let marker = SpecificKey()
-    /// Counts what ran on the queue (callbacks and markers), in the order it ran.
-    private let sequence = Atomic<UInt64>(0)
-    private let inFlight = Atomic<Int>(0)
-    private let overlapCount = Atomic<Int>(0)
-
-    /// `@unchecked Sendable`: `DispatchSpecificKey` is an immutable token, not annotated.
-    private final class SpecificKey: @unchecked Sendable {
-        let key = DispatchSpecificKey<UInt8>()
-    }
-
-    init() { queue.setSpecific(key: marker.key, value: 1) }
-
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: marker.key) == 1 }
-
-    /// How many callbacks began while another was still running.
-    var overlaps: Int { overlapCount.load(ordering: .relaxed) }
-
-    func nextSequence() -> UInt64 { sequence.add(1, ordering: .sequentiallyConsistent).newValue }
-
-    /// Every event observers heard on this queue, in the order heard, folded into one number
-    /// (FNV-1a of key, kind, remaining and the check's clock): two runs that heard the same
-    /// events in the same order at the same instants have the same trace.
-    private let traced = Locked((digest: UInt64(0xcbf2_9ce4_8422_2325), events: 0))
-
-    func trace(_ event: CountdownEvent, at: UInt64) {
-        traced.withLock { trace in
-            func mix(_ value: UInt64) {
-                var value = value
-                for _ in 0..<8 {
-                    trace.digest = (trace.digest ^ (value & 0xff)) &* 0x100_0000_01b3
-                    value >>= 8
-                }
-            }
-            for byte in event.key.utf8 { mix(UInt64(byte)) }
-            mix(event.kind == .finished ? 1 : 0)
-            mix(UInt64(bitPattern: event.remaining.nanoseconds))
-            mix(at)
-            trace.events += 1
-        }
-    }
-
-    var trace: (digest: UInt64, events: Int) { traced.withLock { $0 } }
-
-    /// Wraps a callback: counts overlaps.
-    func entering() {
-        if inFlight.add(1, ordering: .sequentiallyConsistent).oldValue > 0 {
-            overlapCount.add(1, ordering: .relaxed)
-        }
-    }
-
-    func leaving() { inFlight.subtract(1, ordering: .sequentiallyConsistent) }
-
-    /// Runs everything queued so far.
-    func drain() { queue.sync {} }
-
-    /// Queues a marker; once it has run, its number is what the queue had run before it plus one.
-    /// Whatever runs after the marker began after the call that queued it.
-    func mark() -> Marker {
-        let marker = Marker()
-        queue.async { marker.set(self.nextSequence()) }
-        return marker
-    }
-
-    /// Blocks the queue while `body` runs, so deliveries pile up behind it, as behind a slow
-    /// observer or a busy main thread. Nothing is delivered during `body`.
-    func holding<T>(_ body: () throws -> T) rethrows -> T {
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        queue.async {
-            held.signal()
-            release.wait()
-        }
-        held.wait()
-        defer { release.signal() }
-        return try body()
-    }
-}
-
-final class Marker: Sendable {
-    private let value = Atomic<UInt64>(0)
-    func set(_ sequence: UInt64) { value.store(sequence, ordering: .releasing) }
-    /// Zero until the marker has run.
-    var sequence: UInt64 { value.load(ordering: .acquiring) }
-}
-
 /// A wall clock the suite can set forward or back, as a user changing the time would.
 final class MovableWallClock: Sendable {
     private let offset = Locked(Duration.zero)
@@ -159,52 +74,6 @@ final class MovableWallClock: Sendable {
     }
 
     func move(by change: Duration) { offset.withLock { $0 += change } }
-}
-
-/// Every event one observer received, with when it began and where it ran.
-final class Recorder: Sendable {
-    struct Record: Sendable {
-        let event: CountdownEvent
-        /// Nanoseconds on the check's clock (monotonic, or virtual) when the callback began.
-        let at: UInt64
-        let onDeliveryQueue: Bool
-        /// Its place in what ran on the delivery queue.
-        let sequence: UInt64
-    }
-
-    private let records = Locked<[Record]>([])
-    let queue: DeliveryQueue
-    let time: CheckTime
-
-    init(_ queue: DeliveryQueue, time: CheckTime) {
-        self.queue = queue
-        self.time = time
-    }
-
-    var observer: CountdownObserver {
-        { [self] event in
-            let at = time.now()
-            queue.entering()
-            defer { queue.leaving() }
-            let record = Record(
-                event: event, at: at, onDeliveryQueue: queue.isCurrent, sequence: queue.nextSequence())
-            queue.trace(event, at: at)
-            records.withLock { $0.append(record) }
-        }
-    }
-
-    var all: [Record] { records.withLock { $0 } }
-    var count: Int { records.withLock { $0.count } }
-    var ticks: [Record] { all.filter { $0.event.kind == .tick } }
-    var finishes: [Record] { all.filter { $0.event.kind == .finished } }
-
-    func wait(timeout: Duration = .seconds(10), until condition: ([Record]) -> Bool) -> Bool {
-        time.waitUntil(timeout: timeout) { condition(self.all) }
-    }
-
-    func waitForFinish(timeout: Duration = .seconds(10)) -> Bool {
-        wait(timeout: timeout) { $0.contains { $0.event.kind == .finished } }
-    }
 }
 
 // MARK: - Time

@@ -66,8 +66,8 @@ final class KeyModel: @unchecked Sendable {
     /// key is free: `remaining(key:)` nil and the key gone from `activeKeys`. Judged only when
     /// no `start` or `cancel` of the key began since the observer was registered (`mine`) or
     /// while the queries ran.
-    private func observer(_ recorder: Recorder, epoch mine: UInt64, on s: any CountdownScheduler, in c: CheckContext) -> CountdownObserver {
-        let record = recorder.observer
+    private func observer(_ recorder: Recorder, for call: String, epoch mine: UInt64, on s: any CountdownScheduler, in c: CheckContext) -> CountdownObserver {
+        let record = recorder.observer(for: call)
         let key = key, epoch = epoch
         return { [weak s] event in
             record(event)
@@ -107,7 +107,7 @@ final class KeyModel: @unchecked Sendable {
             let outcome: CountdownStart
             let mine = epoch.bump()
             do {
-                outcome = try s.start(key: key, duration: duration, observer: observer(recorder, epoch: mine, on: s, in: c))
+                outcome = try s.start(key: key, duration: duration, observer: observer(recorder, for: "start", epoch: mine, on: s, in: c))
             } catch {
                 c.fail("\(key): start(\(duration)) threw \(error)")
                 return
@@ -132,7 +132,7 @@ final class KeyModel: @unchecked Sendable {
             }
         case .attach:
             let recorder = h.recorder()
-            if let remaining = s.attach(key: key, observer: observer(recorder, epoch: epoch.value, on: s, in: c)) {
+            if let remaining = s.attach(key: key, observer: observer(recorder, for: "attach", epoch: epoch.value, on: s, in: c)) {
                 if countdown == nil {
                     c.fail("\(key): attach found a countdown (\(remaining) left) though none could be running")
                     return

@@ -62,6 +62,20 @@ struct StoreFolder {
             wall: { epoch &+ Int64(time.now()) }, boot: { Int64(time.now()) }, bootID: "virtual"))
     }
 
+    /// The deadline the file `name` records for the running countdown `key`, on `h`'s clock
+    /// (the check's): nil when the file does not hold it running. The store keeps deadlines on
+    /// the boot clock (``StoreFolder/store(_:for:)``'s, the check's own time in virtual time);
+    /// the two clocks are read back to back for the offset, microseconds apart.
+    func deadline(of key: String, in name: String, on h: Harness) -> UInt64? {
+        guard let data = bytes(name),
+              let record = try? StoreFile.decode(data, path: path(name)).first(where: { $0.key == key }),
+              case let .running(_, bootDeadline, _) = record.state
+        else { return nil }
+        let clocks = Self.store(path(name), for: h).clocks
+        let boot = clocks.boot(), now = h.now()
+        return UInt64(max(bootDeadline - (boot - Int64(now)), 0))
+    }
+
     /// Every key a restoration names, with how often (a key named twice is a defect too).
     static func mentions(_ key: String, in r: CountdownRestoration) -> [String] {
         (r.running[key] != nil ? ["running"] : []) + (r.paused[key] != nil ? ["paused"] : [])

@@ -13,6 +13,8 @@ import Testing
 struct BrokenBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let rejectedBy: String
+    /// Other checks that must reject it too (a defect every check can see, where each callback runs).
+    let alsoRejectedBy: [String]
     /// Builds it on a base: real or virtual.
     let build: @Sendable (Environment, Base) throws -> any CountdownScheduler
     /// Whether it is built on the keyed table through `Base`, so that it has a virtual-time
@@ -21,10 +23,11 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
     /// Whether its check can judge it in real time (replay cannot: real clocks never repeat).
     let inRealTime: Bool
 
-    init(name: String, rejectedBy: String, inVirtualTime: Bool = true, inRealTime: Bool = true,
+    init(name: String, rejectedBy: String, alsoRejectedBy: [String] = [], inVirtualTime: Bool = true, inRealTime: Bool = true,
          build: @escaping @Sendable (Environment, Base) throws -> any CountdownScheduler) {
         self.name = name
         self.rejectedBy = rejectedBy
+        self.alsoRejectedBy = alsoRejectedBy
         self.inVirtualTime = inVirtualTime
         self.inRealTime = inRealTime
         self.build = build
@@ -44,6 +47,11 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(name) → \(rejectedBy)" }
 
+    /// Each check that must reject it, paired with it: what the scores run.
+    var aimedAt: [(broken: BrokenBackend, check: String, label: String)] {
+        ([rejectedBy] + alsoRejectedBy).map { (self, $0, $0 == rejectedBy ? name : "\(name) [\($0)]") }
+    }
+
     static let all: [BrokenBackend] = [
         .init(name: "no immediate tick", rejectedBy: "start") { NoImmediateTick(try $1($0)) },
         .init(name: "a store: the finish delivered before its write", rejectedBy: "store.finish") { e, base in
@@ -54,6 +62,10 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         },
         .init(name: "a store: expired countdowns left in the file", rejectedBy: "store.restore") { e, base in
             StoreWithDefects(try base.keyed(e), .keepsWhatItRead)
+        },
+        // 1 ms: judged by the deadline the file recorded, however late the machine delivers.
+        .init(name: "a store: running countdowns restored 1 ms early", rejectedBy: "store.restore") { e, base in
+            RestoresEarly(try base.keyed(e), by: .milliseconds(1))
         },
         .init(name: "a store: waitUntilStored() returns before the write", rejectedBy: "store.wait") { e, base in
             StoreWithDefects(try base.keyed(e), .waitReturnsEarly)
@@ -90,6 +102,14 @@ struct BrokenBackend: Sendable, CustomTestStringConvertible {
         .init(name: "delivers off the queue", rejectedBy: "delivery") {
             DeliversOffQueue(try $1.offQueue($0))
         },
+        // Where each callback runs is judged in every check: these two fail every contract check
+        // that attaches, or that hears a finish. (profile.slow-observer and profile.drift, which
+        // hear finishes in real time, reject the second too; they have broken backends of their own.)
+        .init(name: "attach(key:) tells its first tick on the caller's thread", rejectedBy: "attach-only",
+              alsoRejectedBy: ["reentrancy", "counts", "events", "randomized"]) { AttachTellsFirstTickInline(try $1($0)) },
+        .init(name: "a finish runs on another queue", rejectedBy: "finish",
+              alsoRejectedBy: ["ticks", "attach", "pause-resume", "reentrancy", "concurrency", "one-key", "delivery",
+                               "observer-release", "keys", "edges", "events", "lifecycle", "randomized"]) { FinishesOnAnotherQueue(try $1($0)) },
         .init(name: "keeps observers", rejectedBy: "observer-release") { KeepsObservers(try $1($0)) },
         .init(name: "leaks a thread", rejectedBy: "shutdown") { LeaksThread(try $1($0)) },
         .init(name: "start on a paused key resumes it", rejectedBy: "attach") { AttachResumes(try $1($0)) },

@@ -40,6 +40,30 @@ final class StoreWithDefects: Forwarding, KeyedCountdownScheduler, @unchecked Se
     func waitUntilStored() { keyed.waitUntilStored() }
 }
 
+/// Restores each running countdown `early` before its deadline: a relaunch reads the file on a
+/// clock that fast (the first launch, which finds no file, runs on the true one), as a store
+/// that mixed up its clocks, or rounded a deadline down, would.
+/// `@unchecked Sendable` as its base: it adds one constant.
+final class RestoresEarly: Forwarding, KeyedCountdownScheduler, @unchecked Sendable {
+    private let early: Int64
+
+    init(_ inner: any KeyedCountdownScheduler, by early: Duration) {
+        self.early = early.nanoseconds
+        super.init(inner)
+    }
+
+    private var keyed: any KeyedCountdownScheduler { inner as! any KeyedCountdownScheduler }
+
+    func restore(from store: CountdownStore) throws(CountdownStoreError) -> CountdownRestoration {
+        guard FileManager.default.fileExists(atPath: store.path) else { return try keyed.restore(from: store) }
+        let (true_, early) = (store.clocks, early)
+        let fast = StoreClocks(wall: { true_.wall() + early }, boot: { true_.boot() + early }, bootID: true_.bootID)
+        return try keyed.restore(from: CountdownStore(path: store.path, clocks: fast))
+    }
+
+    func waitUntilStored() { keyed.waitUntilStored() }
+}
+
 /// Declares the articles' capacity of 20, then "starts" the 21st without running it.
 final class DropsOverflow: Forwarding, @unchecked Sendable {
     override var profile: CountdownProfile {

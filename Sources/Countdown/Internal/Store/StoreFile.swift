@@ -1,22 +1,22 @@
 import Foundation
 
 /// One countdown as a ``CountdownStore`` keeps it.
-struct CountdownRecord: Sendable, Hashable {
-    enum State: Sendable, Hashable {
+package struct CountdownRecord: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         /// The deadline on both clocks, and the boot the boot clock's reading belongs to.
         case running(wallDeadline: Int64, bootDeadline: Int64, bootID: String?)
         /// Frozen with this many nanoseconds left.
         case paused(remaining: Int64)
     }
 
-    var key: String
-    var state: State
+    package var key: String
+    package var state: State
 }
 
 /// The store's file: a header line, `swift-countdown-store VERSION BYTES`, then BYTES of JSON.
 /// The header tells a file cut short (fewer bytes than declared) from one that is not a store
 /// or is damaged, and a newer format from either.
-enum StoreFile {
+package enum StoreFile {
     static let magic = "swift-countdown-store"
     static let version = 1
 
@@ -69,7 +69,7 @@ enum StoreFile {
         return file
     }
 
-    static func decode(_ file: Data, path: String) throws(CountdownStoreError) -> [CountdownRecord] {
+    package static func decode(_ file: Data, path: String) throws(CountdownStoreError) -> [CountdownRecord] {
         guard let newline = file.firstIndex(of: UInt8(ascii: "\n")) else {
             // A header cut short, or no header at all.
             if Data(magic.utf8).starts(with: file.prefix(magic.utf8.count)) {

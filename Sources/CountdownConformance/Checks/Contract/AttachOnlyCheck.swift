@@ -13,14 +13,14 @@ enum AttachOnlyCheck {
     static func run(_ c: CheckContext) throws {
         let h = try c.makeScheduler(tick: .milliseconds(20))
         let stray = h.recorder()
-        let none = h.scheduler.attach(key: "sms", observer: stray.observer)
+        let none = h.scheduler.attach(key: "sms", observer: stray.observer(for: "attach"))
         c.expect(none == nil, "attach(key:) on an unknown key returned \(String(describing: none))")
         c.expect(h.scheduler.activeCount == 0, "attach(key:) on an unknown key started a countdown")
         let first = h.recorder(), second = h.recorder()
         try h.scheduler.start(key: "sms", duration: .seconds(3), observer: first.observer)
         _ = first.wait { $0.count >= 5 }
         let (told, firstCount) = h.queue.queue.sync {
-            (h.scheduler.attach(key: "sms", observer: second.observer), first.count)
+            (h.scheduler.attach(key: "sms", observer: second.observer(for: "attach")), first.count)
         }
         guard let told else {
             c.fail("attach(key:) on a running countdown returned nil")
@@ -47,7 +47,7 @@ enum AttachOnlyCheck {
             c.fail("remaining(key:) is nil for a paused countdown")
             return
         }
-        let toldPaused = h.scheduler.attach(key: "paused", observer: watcher.observer)
+        let toldPaused = h.scheduler.attach(key: "paused", observer: watcher.observer(for: "attach"))
         c.expect(toldPaused == frozen, "attach(key:) to a paused countdown told \(String(describing: toldPaused)), not the frozen \(frozen)")
         h.settle(.milliseconds(100))
         h.drain()

@@ -48,7 +48,7 @@ enum EventsCheck {
         c.expectEqual(replaced.count, replacedCount, "events heard by the observer the stream replaced")
 
         // A paused countdown: the frozen remaining, and it stays paused.
-        try s.start(key: "paused", duration: .seconds(5)) { _ in }
+        try s.start(key: "paused", duration: .seconds(5), observer: h.ignoring("start"))
         _ = s.pause(key: "paused")
         let frozen = s.remaining(key: "paused")
         let onPaused = StreamConsumer(s.events(key: "paused"), time: h.time)
@@ -60,12 +60,12 @@ enum EventsCheck {
 
         // Cancel, replacement and shutdown each end the stream, with no finish.
         for (key, end) in [("cancelled", "a cancel"), ("replaced", "another observer's attach")] {
-            try s.start(key: key, duration: .seconds(30)) { _ in }
+            try s.start(key: key, duration: .seconds(30), observer: h.ignoring("start"))
             let consumer = StreamConsumer(s.events(key: key), time: h.time)
             // Ticks are relayed: a watchdog, not a count in a window, which a stalled machine
             // (a backend skipping ticks to catch up) would miss.
             c.expect(consumer.wait(forCount: 2), "the stream relayed no tick in 10 s (before \(end))")
-            if key == "cancelled" { _ = s.cancel(key: key) } else { _ = s.attach(key: key) { _ in } }
+            if key == "cancelled" { _ = s.cancel(key: key) } else { _ = s.attach(key: key, observer: h.ignoring("attach")) }
             c.expectEqual(consumer.waitForEnd(), .ended, "the stream's end after \(end)")
             c.expect(!consumer.all.contains { $0.event.kind == .finished }, "the stream heard a finish after \(end)")
             EventRules.wellFormed(consumer.all, "events before \(end)", in: c)
@@ -82,7 +82,7 @@ enum EventsCheck {
             // Long enough that a consumer task waiting seconds for a pool thread (beside a
             // backend that blocks the pool) still finds it running.
             let short = Duration.seconds(3)
-            try h2.scheduler.start(key: key, duration: short) { _ in }
+            try h2.scheduler.start(key: key, duration: short, observer: h2.ignoring("start"))
             let consumer = StreamConsumer(h2.scheduler.events(key: key), time: h2.time, stopAfter: how == .stopped ? 3 : nil)
             _ = consumer.wait(forCount: 3)
             if how == .cancelled { consumer.cancel() }
@@ -91,7 +91,7 @@ enum EventsCheck {
             let left = h2.scheduler.remaining(key: key)
             c.expect(left != nil, "the countdown was gone after its consumer \(how == .stopped ? "stopped" : "was cancelled")")
             let later = h2.recorder()
-            if h2.scheduler.attach(key: key, observer: later.observer) != nil {
+            if h2.scheduler.attach(key: key, observer: later.observer(for: "attach")) != nil {
                 c.expect(later.waitForFinish(), "the countdown whose consumer went away never finished")
             }
         }

@@ -14,13 +14,13 @@ enum ObserverReleaseCheck {
         let h = try c.makeScheduler(tick: .milliseconds(10))
         let s = h.scheduler
         let finished = Locked(false)
-        let finishing = try startWatched(s, key: "finish", duration: .milliseconds(40)) { finished.withLock { $0 = true } }
-        let cancelled = try startWatched(s, key: "cancel", duration: .seconds(5))
-        let replaced = try startWatched(s, key: "replace", duration: .seconds(5))
+        let finishing = try startWatched(h, key: "finish", duration: .milliseconds(40)) { finished.withLock { $0 = true } }
+        let cancelled = try startWatched(h, key: "cancel", duration: .seconds(5))
+        let replaced = try startWatched(h, key: "replace", duration: .seconds(5))
         c.expect(finishing.isAlive && cancelled.isAlive && replaced.isAlive, "observers were released while in use")
         c.expect(h.waitUntil { finished.withLock { $0 } }, "the 40 ms countdown never finished")
         c.expect(s.cancel(key: "cancel"), "cancel returned false")
-        let replacement = try startWatched(s, key: "replace", duration: .seconds(5))
+        let replacement = try startWatched(h, key: "replace", duration: .seconds(5))
         h.drain()
         c.expect(h.waitUntil(timeout: .seconds(3)) { !finishing.isAlive }, "the observer of a finished countdown is still referenced")
         c.expect(h.waitUntil(timeout: .seconds(3)) { !cancelled.isAlive }, "the observer of a cancelled countdown is still referenced")
@@ -30,13 +30,13 @@ enum ObserverReleaseCheck {
 
     /// Starts a countdown whose observer is the only holder of a token the check can watch.
     private static func startWatched(
-        _ s: any CountdownScheduler, key: String, duration: Duration, onFinish: (@Sendable () -> Void)? = nil
+        _ h: Harness, key: String, duration: Duration, onFinish: (@Sendable () -> Void)? = nil
     ) throws -> Watched {
         let token = Token()
-        try s.start(key: key, duration: duration) { event in
+        try h.scheduler.start(key: key, duration: duration, observer: h.queue.judging("start") { event in
             _ = token
             if event.kind == .finished { onFinish?() }
-        }
+        })
         return Watched(token)
     }
 }

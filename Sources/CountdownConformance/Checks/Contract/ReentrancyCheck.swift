@@ -15,19 +15,19 @@ enum ReentrancyCheck {
         let s = h.scheduler
         let results = Locked<[String]>([])
         let inner = h.recorder()
-        try s.start(key: "outer", duration: .seconds(5)) { event in
+        try s.start(key: "outer", duration: .seconds(5), observer: h.queue.judging("start") { event in
             guard event.kind == .tick, event.remaining < .seconds(5) else { return }
             // The second tick exercises every method from inside the callback.
             _ = s.remaining(key: "outer")
             _ = s.activeKeys
             _ = s.activeCount
             let paused = s.pause(key: "outer"), resumed = s.resume(key: "outer")
-            _ = try? s.start(key: "outer", duration: .seconds(5)) { _ in }  // an attach
-            _ = s.attach(key: "outer") { _ in }
+            _ = try? s.start(key: "outer", duration: .seconds(5), observer: h.ignoring("start"))  // an attach
+            _ = s.attach(key: "outer", observer: h.ignoring("attach"))
             _ = try? s.start(key: "inner", duration: .milliseconds(60), observer: inner.observer)
             let cancelled = s.cancel(key: "outer")
             results.withLock { $0.append("pause=\(paused) resume=\(resumed) cancel=\(cancelled)") }
-        }
+        })
         guard c.expect(h.waitUntil { !results.withLock { $0 }.isEmpty },
                        "the callback that called back into the scheduler never returned (deadlock?)")
         else { return }

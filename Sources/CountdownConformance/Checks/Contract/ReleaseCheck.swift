@@ -34,7 +34,7 @@ enum ReleaseCheck {
         var watched: [Watched] = []
         for (key, pause) in [("running", false), ("paused", true), ("ticking", false)] {
             let token = Token()
-            try h.scheduler.start(key: key, duration: .seconds(30)) { _ in _ = token }
+            try h.scheduler.start(key: key, duration: .seconds(30), observer: h.queue.judging("start") { _ in _ = token })
             if pause { c.expect(h.scheduler.pause(key: key), "pause returned false") }
             watched.append(Watched(token))
         }

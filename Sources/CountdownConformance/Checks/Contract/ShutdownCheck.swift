@@ -42,7 +42,7 @@ enum ShutdownCheck {
         h.scheduler.shutdown()  // idempotent
         c.expectEqual(h.scheduler.activeCount, 0, "activeCount", "after shutdown")
         do {
-            let outcome = try h.scheduler.start(key: "late", duration: .seconds(1)) { _ in }
+            let outcome = try h.scheduler.start(key: "late", duration: .seconds(1), observer: h.ignoring("start"))
             c.fail("start after shutdown returned \(outcome)")
         } catch {
             c.expect(error == .shutDown, "start after shutdown threw \(error), not shutDown")

@@ -42,7 +42,7 @@ enum ProfileSlowObserverCheck {
         let onTime: Int64 = 150_000_000
         let others = (0..<5).map { _ in h.recorder() }
         let window = Locked<(start: UInt64, end: UInt64)?>(nil)
-        try h.scheduler.start(key: "slow", duration: .seconds(10)) { _ in
+        try h.scheduler.start(key: "slow", duration: .seconds(10), observer: h.queue.judging("start") { _ in
             // Once every other countdown has delivered its first fire, one of this observer's
             // ticks holds the delivery queue, as a slow observer on the main queue would. Each
             // other countdown is then measured from a fire the block cannot have delayed.
@@ -50,7 +50,7 @@ enum ProfileSlowObserverCheck {
             let start = h.now()
             h.settle(block)
             window.withLock { $0 = (start, h.now()) }
-        }
+        })
         // The control: the same countdown on a fresh scheduler whose delivery queue nothing
         // blocks. Late as well, it says the process stalled (a starved thread pool, a frozen
         // machine), which the block did not cause: no verdict then, rather than a wrong one.

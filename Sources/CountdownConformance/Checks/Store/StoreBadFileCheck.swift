@@ -14,8 +14,8 @@ enum StoreBadFileCheck {
         let folder = try StoreFolder()
         defer { folder.remove() }
         // A real file first: the backend's own, with one countdown in it.
-        guard let (_, writer, _) = try StoreFolder.restored(c, tick: .milliseconds(50), from: folder.path("good")) else { return }
-        _ = try writer.start(key: "kept", duration: .seconds(60)) { _ in }
+        guard let (written, writer, _) = try StoreFolder.restored(c, tick: .milliseconds(50), from: folder.path("good")) else { return }
+        _ = try writer.start(key: "kept", duration: .seconds(60), observer: written.ignoring("start"))
         writer.waitUntilStored()
         guard let good = folder.bytes("good"), let newline = good.firstIndex(of: 0x0A) else {
             return c.fail("after a start and waitUntilStored(), the store's file is missing or has no header line")
@@ -39,7 +39,7 @@ enum StoreBadFileCheck {
             } catch {
                 // The typed error, as the signature promises.
             }
-            _ = try keyed.start(key: "after", duration: .milliseconds(60)) { _ in }
+            _ = try keyed.start(key: "after", duration: .milliseconds(60), observer: h.ignoring("start"))
             keyed.waitUntilStored()
             c.expect(folder.bytes(name) == bytes, "a file \(what): changed by a failed restore, or by the scheduler running after it")
         }

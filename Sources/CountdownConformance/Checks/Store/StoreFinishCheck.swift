@@ -21,7 +21,7 @@ enum StoreFinishCheck {
         // None for a backend that declares a capacity: each of its countdowns holds a resource
         // (a sleeping worker), and ballast would starve the three judged here.
         let ballast = keyed.profile.capacity == nil ? 2_000 : 0
-        for index in 0..<ballast { _ = try keyed.start(key: "store:ballast:\(index)", duration: .seconds(60)) { _ in } }
+        for index in 0..<ballast { _ = try keyed.start(key: "store:ballast:\(index)", duration: .seconds(60), observer: h.ignoring("start")) }
         keyed.waitUntilStored()
         let copies = Locked<[String: Data?]>([:])
         let keys = (0..<3).map { "store:finish:\($0)" }
