@@ -64,10 +64,12 @@ struct FleetModel {
         return true
     }
 
-    /// An attach's remaining time: more than zero, never more than the countdown's duration.
+    /// An attach's remaining time: never more than the countdown's duration. Zero fits: a
+    /// countdown past its deadline that is not finished yet (a fleet's claim has not taken it),
+    /// or paused there, is attached with nothing left.
     private func fitsAttached(_ answer: FleetHistory.Call.Answer) -> Bool {
         guard case .attached(let remaining) = answer, let duration = generations.last?.duration else { return false }
-        return remaining > 0 && remaining <= duration + Int64(ClockAllowance.fleet)
+        return remaining >= 0 && remaining <= duration + Int64(ClockAllowance.fleet)
     }
 
     /// Where call `index` stands in the order (nil: not applied).

@@ -146,14 +146,17 @@ enum ZSetScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, remaining µs, owner, change} or {now, 0}: unknown,
-    /// paused already, or due (its finish is on its way).
+    /// or paused already. A countdown past its deadline that no claim has taken yet is paused
+    /// with nothing left, as cancel cancels it and remaining reads it: one countdown to every
+    /// call until a claim takes it (a pause that answered "not running" for it, while a cancel
+    /// then answered true, told a caller two stories about one countdown). Its resume makes it
+    /// due at once.
     static let pause = RedisScript.recorded("pause", body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
         local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o', 'k')
         if not v[1] or v[2] == 'p' then return {0} end
-        local left = tonumber(v[3]) - n
-        if left <= 0 then return {0} end
+        local left = math.max(tonumber(v[3]) - n, 0)
         local LEFT = string.format('%d', left)
         local K = string.format('%d', (tonumber(v[5]) or 0) + 1)
         redis.call('HSET', h, 's', 'p', 'r', LEFT, 'k', K)

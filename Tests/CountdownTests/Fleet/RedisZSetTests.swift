@@ -125,6 +125,31 @@ struct RedisZSetTests {
         #expect(next[2].int == 0, "a new claim found the claimed countdowns again: \(next)")
     }
 
+    /// A countdown past its deadline that no claim has taken yet (its member's claimer is
+    /// late, or gone) is one countdown to every call: remaining reads it, and a pause pauses it,
+    /// as a cancel would cancel it. The pause once answered "not running" for it while a cancel
+    /// after it answered true: the randomized check saw both, once each, under load ("remaining
+    /// is 0.0 seconds with no countdown", "cancel returned true though no countdown could be
+    /// running"). No claimer runs here: the namespace has no member.
+    @Test("a countdown due but not yet claimed is paused, resumed and due again at once")
+    func aDueCountdownIsPaused() throws {
+        var raw = try RawCalls()
+        let key = "sms-code:+8613812345678"
+        _ = try raw.send(ZSetScripts.start, client: "a:calls", serial: 1, ["-1", "1", "0", "0", "a/1", key, "1000"])
+        usleep(10_000)  // past its 1 ms
+        let paused = try raw.send(ZSetScripts.pause, client: "a:calls", serial: 2, [key])
+        #expect(paused.count >= 4 && paused[1].int == 1 && paused[3].int == 0,
+                "a due countdown's pause answered \(paused), not paused with nothing left")
+        #expect(try raw.connection.call(["ZCARD", "\(raw.prefix):d"]).int == 0, "the paused countdown is still due")
+        let resumed = try raw.send(ZSetScripts.resume, client: "a:calls", serial: 3, [key])
+        #expect(resumed.count >= 4 && resumed[1].int == 1, "its resume answered \(resumed)")
+        if resumed.count >= 4, let now = resumed[0].int, let deadline = resumed[3].int {
+            #expect(deadline <= now, "resumed with \(deadline - now) µs left, not due at once")
+        }
+        let claimed = try raw.send(ZSetScripts.claim, client: "a:claimer", serial: 1, ["1000"])
+        #expect(claimed[2].int == 1, "the resumed countdown was not claimed at once: \(claimed)")
+    }
+
     /// The claims forget members unseen for ten minutes, with their call records and inboxes:
     /// nothing of a member that died stays in Redis.
     @Test("a member unseen for ten minutes is forgotten, with its records and inbox")
