@@ -53,13 +53,17 @@ struct StoreFolder {
     /// previous run ended (``restored(_:tick:from:at:)``) finds them where they were. Only
     /// differences count, so the wall clock is an arbitrary date plus that time.
     static func store(_ path: String, for h: Harness) -> CountdownStore {
-        guard h.time.mode == .virtual else { return CountdownStore(path: path) }
+        CountdownStore(path: path, clocks: clocks(for: h))
+    }
+
+    /// The clocks a store of `h`'s scheduler keeps its deadlines on (``store(_:for:)``).
+    static func clocks(for h: Harness) -> StoreClocks {
+        guard h.time.mode == .virtual else { return .system }
         // The check's time, not the harness: the store lives in the scheduler, which must not
         // hold its harness (the time holds the scheduler weakly).
         let time = h.time
         let epoch: Int64 = 1_767_225_600 * 1_000_000_000  // 2026-01-01
-        return CountdownStore(path: path, clocks: StoreClocks(
-            wall: { epoch &+ Int64(time.now()) }, boot: { Int64(time.now()) }, bootID: "virtual"))
+        return StoreClocks(wall: { epoch &+ Int64(time.now()) }, boot: { Int64(time.now()) }, bootID: "virtual")
     }
 
     /// The deadline the file `name` records for the running countdown `key`, on `h`'s clock
@@ -71,8 +75,7 @@ struct StoreFolder {
               let record = try? StoreFile.decode(data, path: path(name)).first(where: { $0.key == key }),
               case let .running(_, bootDeadline, _) = record.state
         else { return nil }
-        let clocks = Self.store(path(name), for: h).clocks
-        let boot = clocks.boot(), now = h.now()
+        let boot = Self.clocks(for: h).boot(), now = h.now()
         return UInt64(max(bootDeadline - (boot - Int64(now)), 0))
     }
 

@@ -21,10 +21,7 @@ enum FleetCancelCheck {
     /// member that learns of another's cancel only when it is asked itself (a cancel of its own
     /// that finds nothing, a remaining) would be silenced by the check's own call, and pass.
     private static func silence(_ a: Harness, _ b: Harness, _ c: CheckContext) {
-        let observer = a.recorder()
-        guard c.expect((try? a.scheduler.start(key: "fleet:cancel", duration: .milliseconds(400), observer: observer.observer)) == .started,
-                       "the first start did not answer .started") else { return }
-        _ = observer.wait { $0.count >= 2 }
+        guard let observer = started("fleet:cancel", in: a, c) else { return }
         c.expect(b.scheduler.remaining(key: "fleet:cancel") != nil, "the other scheduler does not see the countdown")
         c.expect(b.scheduler.activeKeys.contains("fleet:cancel"), "the other scheduler does not list the key")
         c.expect(b.scheduler.cancel(key: "fleet:cancel"), "cancel from the other scheduler returned false")
@@ -48,17 +45,25 @@ enum FleetCancelCheck {
     /// Right after the other's cancel returned, the first scheduler answers as the fleet is:
     /// nothing runs, and a cancel of its own finds nothing.
     private static func answersAtOnce(_ a: Harness, _ b: Harness, _ c: CheckContext) {
-        let key = "fleet:cancel:asked", observer = a.recorder()
-        guard (try? a.scheduler.start(key: key, duration: .milliseconds(400), observer: observer.observer)) == .started else {
-            c.fail("\(key): the first start did not answer .started")
-            return
-        }
-        _ = observer.wait { $0.count >= 2 }
+        let key = "fleet:cancel:asked"
+        guard let observer = started(key, in: a, c) else { return }
         c.expect(b.scheduler.cancel(key: key), "\(key): cancel from the other scheduler returned false")
         c.expect(a.scheduler.remaining(key: key) == nil, "the countdown runs on in the first scheduler after the cancel")
         c.expect(!a.scheduler.cancel(key: key), "a second cancel, from the first scheduler, returned true")
         a.settle(.milliseconds(500))
         a.drain()
         c.expect(observer.finishes.isEmpty, "\(key): the cancelled countdown finished")
+    }
+
+    /// A 400 ms countdown started in `a`, once its observer heard two events; nil, failed, when
+    /// the start did not answer .started.
+    private static func started(_ key: String, in a: Harness, _ c: CheckContext) -> Recorder? {
+        let observer = a.recorder()
+        guard (try? a.scheduler.start(key: key, duration: .milliseconds(400), observer: observer.observer)) == .started else {
+            c.fail("\(key): the first start did not answer .started")
+            return nil
+        }
+        _ = observer.wait { $0.count >= 2 }
+        return observer
     }
 }
