@@ -38,13 +38,17 @@ enum CallRecord {
         case refreshedByEachCall
     }
 
-    static func wrap(_ body: String, expiry: Expiry = .withTheMember) -> String {
+    /// The recorded script: `#!lua` (it may write: see ``RedisScript``), then `checks` (Lua that
+    /// checks every command before any runs), then the record's lookup and the body.
+    static func wrap(_ body: String, expiry: Expiry = .withTheMember, checks: String = "") -> String {
         """
+        #!lua
         local P = KEYS[1]
+        local R = P .. ':a:' .. ARGV[1]
+        \(checks)
         local t = redis.call('TIME')
         local n = tonumber(t[1]) * 1000000 + tonumber(t[2])
         local N = t[1] .. string.sub('00000' .. t[2], -6)
-        local R = P .. ':a:' .. ARGV[1]
         local me = string.match(ARGV[1], '^[^:]*')
         local serial = tonumber(ARGV[2])
         local slot = string.format('%d', serial % tonumber(ARGV[3]))

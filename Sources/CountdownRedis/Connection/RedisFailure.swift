@@ -53,6 +53,9 @@ enum RedisFailure: Error, Sendable, CustomStringConvertible {
         where text.hasPrefix(prefix) {
             return .authentication
         }
+        // A command of a script refused by the user's ACL, where no check of the script's own
+        // came first (Redis names the script's line, not the command).
+        if text.contains("can't run this command") { return .authentication }
         return .server
     }
 

@@ -14,6 +14,13 @@
 /// (``FleetMessage``): `l g token key`, `x g token key`, `p g change remaining token key`,
 /// `r g change deadline token key`.
 enum KeyspaceScripts {
+    /// The namespace's kinds of key and its channel, as Lua expressions, for the permission
+    /// each script checks before it runs anything (``RedisScript``). The reads of ``load`` run
+    /// before any write: Redis refuses them before anything was written.
+    private enum K {
+        static let countdown = "P .. ':t:'", serial = "P .. ':seq'", channel = "P .. ':own'"
+    }
+
     /// Lua that reads the countdown at `t` into `f` (nil when there is none), and the deadline
     /// (µs) of a running one into `f.dl`.
     private static let load = """
@@ -34,7 +41,8 @@ enum KeyspaceScripts {
     /// arg: owner token, key, duration µs, attach only (1/0).
     /// Answers {now, 0 started | 1 attached | 3 nothing, generation, duration, 'r'/'p',
     /// deadline, remaining, attach serial, change}.
-    static let start = RedisScript.recorded("keyspace-start", expiry: .refreshedByEachCall, body: """
+    static let start = RedisScript.recorded(
+        "keyspace-start", expiry: .refreshedByEachCall, uses: [.init("SET", K.countdown), .init("PUBLISH", K.channel), .init("INCR", K.serial)], body: """
         local owner, key = arg[1], arg[2]
         local t = P .. ':t:' .. key
         \(load)
@@ -55,7 +63,8 @@ enum KeyspaceScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
-    static let cancel = RedisScript.recorded("keyspace-cancel", expiry: .refreshedByEachCall, body: """
+    static let cancel = RedisScript.recorded(
+        "keyspace-cancel", expiry: .refreshedByEachCall, uses: [.init("DEL", K.countdown), .init("PUBLISH", K.channel)], body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
@@ -66,7 +75,8 @@ enum KeyspaceScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, remaining µs, owner, change} or {now, 0}.
-    static let pause = RedisScript.recorded("keyspace-pause", expiry: .refreshedByEachCall, body: """
+    static let pause = RedisScript.recorded(
+        "keyspace-pause", expiry: .refreshedByEachCall, uses: [.init("SET", K.countdown), .init("PUBLISH", K.channel)], body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)
@@ -80,7 +90,8 @@ enum KeyspaceScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, deadline, owner, change} or {now, 0}.
-    static let resume = RedisScript.recorded("keyspace-resume", expiry: .refreshedByEachCall, body: """
+    static let resume = RedisScript.recorded(
+        "keyspace-resume", expiry: .refreshedByEachCall, uses: [.init("SET", K.countdown), .init("PUBLISH", K.channel)], body: """
         local key = arg[1]
         local t = P .. ':t:' .. key
         \(load)

@@ -31,6 +31,15 @@
 /// to text keeps 14 digits, and a deadline in µs has 16. Nor is a number passed to `redis.call`
 /// (see ``CallRecord``): it would be formatted with `%.17g`, at some thousands of instructions.
 enum ZSetScripts {
+    /// The namespace's kinds of key, as Lua expressions, for the permission each script checks
+    /// before it runs anything (``RedisScript``). A read that runs before any write (`TIME`, a
+    /// start's first `HGET`, its capacity count) is not checked: Redis refuses it before
+    /// anything was written.
+    private enum K {
+        static let hash = "P .. ':c:'", inbox = "P .. ':i:'", deadlines = "P .. ':d'", paused = "P .. ':p'"
+        static let serial = "P .. ':seq'", members = "P .. ':m'", records = "P .. ':a:'"
+    }
+
     /// Lua that posts `message` to the inbox of the member of `owner` (a token), unless that is
     /// this member.
     static func tell(_ owner: String, _ message: String) -> String {
@@ -75,6 +84,13 @@ enum ZSetScripts {
     /// the fleet, one `ZADD` for all; a start of its own pays them all (callgrind on
     /// redis-server: see ``ZSetEngine/startsPerScript``).
     ///
+    /// A countdown half-written (by a version before the permission checks, a hand edit, an
+    /// error no check foresaw) is put right by the next start or attach of its key: a running
+    /// one missing from `P:d`, which no claim would ever take, goes back in at its deadline
+    /// (due at once if that passed, so that it finishes: an attach answered 0 left for ever
+    /// was the defect), without a deadline it is due now; a paused one missing from `P:p`, which
+    /// the capacity did not count, goes back in. One `ZSCORE` per attach pays for it.
+    ///
     /// A countdown's hash is written lean: `g`, `d`, `dl`, `o` only; `s`, `a` and `k` are
     /// written when they stop being "running", 0 and 0. A key is looked up with `HGET` of its
     /// generation, and read whole only when it exists.
@@ -86,7 +102,11 @@ enum ZSetScripts {
     /// 'r'/'p' deadline remaining attach-serial change` (attached: the serial orders the
     /// observers of one countdown as the server saw them attach, the starter's 0), `2` (over
     /// capacity) or `3` (nothing to attach) (``StartAnswer/sequence(_:requested:)``).
-    static let start = RedisScript.recorded("start", body: """
+    static let start = RedisScript.recorded("start", uses: [
+        .init("HMGET", K.hash), .init("SISMEMBER", K.paused), .init("ZSCORE", K.deadlines), .init("HSET", K.hash),
+        .init("SADD", K.paused), .init("RPUSH", K.inbox), .init("PEXPIRE", K.inbox), .init("INCRBY", K.serial),
+        .init("ZRANGE", K.deadlines), .init("ZRANGEBYSCORE", K.members), .init("ZADD", K.deadlines),
+    ], body: """
         local capacity = tonumber(arg[1])
         local shards, shard = tonumber(arg[2]), tonumber(arg[3])
         local attachOnly = arg[4] == '1'
@@ -102,6 +122,14 @@ enum ZSetScripts {
           local o = #out
           if redis.call('HGET', h, 'g') then
             local v = redis.call('HMGET', h, 'g', 'd', 's', 'dl', 'r', 'o', 'a', 'k')
+            if v[3] == 'p' then
+              if redis.call('SISMEMBER', P .. ':p', key) == 0 then redis.call('SADD', P .. ':p', key) end
+            elseif not redis.call('ZSCORE', P .. ':d', key) then
+              local deadline = tonumber(v[4] or N)
+              if not v[4] then redis.call('HSET', h, 'dl', N) v[4] = N end
+              adds[#adds + 1], adds[#adds + 2] = v[4], key
+              if earliest == nil or deadline < earliest then earliest, EARLIEST = deadline, v[4] end
+            end
             local a = (tonumber(v[7]) or 0) + 1
             redis.call('HSET', h, 'o', owner, 'a', string.format('%d', a))
           \(tell("v[6]", "'l ' .. v[1] .. ' ' .. v[6] .. ' ' .. key"))
@@ -133,7 +161,10 @@ enum ZSetScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
-    static let cancel = RedisScript.recorded("cancel", body: """
+    static let cancel = RedisScript.recorded("cancel", uses: [
+        .init("DEL", K.hash), .init("ZREM", K.deadlines), .init("SREM", K.paused), .init("RPUSH", K.inbox),
+        .init("PEXPIRE", K.inbox),
+    ], body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
         local v = redis.call('HMGET', h, 'g', 'o')
@@ -151,7 +182,10 @@ enum ZSetScripts {
     /// call until a claim takes it (a pause that answered "not running" for it, while a cancel
     /// then answered true, told a caller two stories about one countdown). Its resume makes it
     /// due at once.
-    static let pause = RedisScript.recorded("pause", body: """
+    static let pause = RedisScript.recorded("pause", uses: [
+        .init("HSET", K.hash), .init("HDEL", K.hash), .init("ZREM", K.deadlines), .init("SADD", K.paused),
+        .init("RPUSH", K.inbox), .init("PEXPIRE", K.inbox),
+    ], body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
         local v = redis.call('HMGET', h, 'g', 's', 'dl', 'o', 'k')
@@ -168,7 +202,10 @@ enum ZSetScripts {
         """)
 
     /// arg: key. Answers {now, 1, generation, deadline, owner, change} or {now, 0}.
-    static let resume = RedisScript.recorded("resume", body: """
+    static let resume = RedisScript.recorded("resume", uses: [
+        .init("ZRANGE", K.deadlines), .init("ZRANGEBYSCORE", K.members), .init("HSET", K.hash), .init("HDEL", K.hash),
+        .init("SREM", K.paused), .init("ZADD", K.deadlines), .init("RPUSH", K.inbox), .init("PEXPIRE", K.inbox),
+    ], body: """
         local key = arg[1]
         local h = P .. ':c:' .. key
         local v = redis.call('HMGET', h, 'g', 's', 'r', 'o', 'k')
@@ -200,7 +237,11 @@ enum ZSetScripts {
     /// like every call: a claim whose answer was lost, sent again with its serial, answers the
     /// same countdowns, so the claimer's own observers still hear them.
     /// Answers {now, earliest deadline left or -1, claimed count, {generation, owner, …} observed here}.
-    static let claim = RedisScript.recorded("claim", body: """
+    static let claim = RedisScript.recorded("claim", uses: [
+        .init("ZADD", K.members), .init("ZRANGEBYSCORE", K.members), .init("DEL", K.records), .init("ZREM", K.members),
+        .init("ZRANGEBYSCORE", K.deadlines), .init("ZREM", K.deadlines), .init("HMGET", K.hash), .init("DEL", K.hash),
+        .init("RPUSH", K.inbox), .init("PEXPIRE", K.inbox), .init("ZRANGE", K.deadlines),
+    ], body: """
         redis.call('ZADD', P .. ':m', N, me)
         for _, gone in ipairs(redis.call('ZRANGEBYSCORE', P .. ':m', '-inf', string.format('%d', n - 600000000), 'LIMIT', '0', '16')) do
           redis.call('DEL', P .. ':a:' .. gone .. ':calls', P .. ':a:' .. gone .. ':claimer', P .. ':i:' .. gone, P .. ':w:' .. gone)
@@ -233,7 +274,9 @@ enum ZSetScripts {
     /// the messages moved. Never sent twice (a resend would move the next ones and lose the
     /// answer of the first): after a broken connection the reader reads the processing list
     /// again instead.
-    static let moveInbox = RedisScript.reading("move-inbox", source: """
+    static let moveInbox = RedisScript.writing("move-inbox", uses: [
+        .init("PEXPIRE", "KEYS[2]"), .init("LPOP", "KEYS[1]"), .init("RPUSH", "KEYS[2]"),
+    ], source: """
         redis.call('PEXPIRE', KEYS[2], 60000)
         local items = redis.call('LPOP', KEYS[1], tonumber(ARGV[1]))
         if not items then return {} end
