@@ -128,6 +128,17 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.
     public var unavailableCalls: Int { engine.unavailableCalls.load(ordering: .relaxed) }
 
+    /// The last failure of this member's own threads, which no call of yours sees: each
+    /// shard's claimer (a claim refused leaves countdowns unfinished), its inbox reader (a
+    /// message refused leaves a replaced observer ticking), the keyspace subscriber. The text
+    /// names the thread and the command (`the inbox reader's BLMOVE: NOPERM … 'blmove'`); a
+    /// permission missing is `.authentication`. Nil if none has failed. Each such thread
+    /// retries at most ten times a second while it fails.
+    public var lastBackgroundFailure: CountdownError? { engine.background.last }
+
+    /// How many times this member's own threads failed (``lastBackgroundFailure``).
+    public var backgroundFailures: Int { engine.background.count }
+
     /// How many countdowns this member observes (their observers are here).
     public var observedHere: Int { engine.watch.observedCount }
 

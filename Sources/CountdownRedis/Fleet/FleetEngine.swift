@@ -11,6 +11,8 @@ protocol FleetEngine: Sendable {
     var watch: LocalWatch { get }
     /// Calls the protocol's non-throwing forms answered as if nothing were there.
     var unavailableCalls: Atomic<Int> { get }
+    /// What the member's own threads met when Redis refused or failed them.
+    var background: BackgroundFailures { get }
 
     func start(key: String, duration: Duration, observer: FleetObserver) throws(CountdownError) -> CountdownStart
     func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>]

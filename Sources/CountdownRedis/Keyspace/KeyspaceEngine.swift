@@ -18,6 +18,7 @@ final class KeyspaceEngine: ScriptedFleetEngine {
     private let clock: ServerClock
     private let observerSerial = Atomic<Int64>(0)
     let unavailableCalls = Atomic<Int>(0)
+    let background = BackgroundFailures()
     let scripts = FleetScripts(cancel: KeyspaceScripts.cancel, pause: KeyspaceScripts.pause, resume: KeyspaceScripts.resume, remaining: KeyspaceScripts.remaining)
     /// How far ahead of its deadline here an expiry is still taken as this countdown's: the
     /// server expires by whole milliseconds, and the offset to its clock is measured per call.
@@ -38,7 +39,7 @@ final class KeyspaceEngine: ScriptedFleetEngine {
                 endpoint: endpoint, prefix: prefix,
                 onExpired: { key in watch.finishExpired(key: key, slack: Self.expirySlack) },
                 onMessage: { message in Self.handle(message, watch: watch, clock: clock) },
-                stopped: { watch.isStopped })
+                stopped: { watch.isStopped }, failed: { [background] in background.record($0, in: "the keyspace subscriber") })
         } catch {
             throw error.countdownError
         }

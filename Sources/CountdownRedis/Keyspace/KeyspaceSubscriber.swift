@@ -15,14 +15,17 @@ final class KeyspaceSubscriber: Sendable {
     private let onExpired: @Sendable (String) -> Void
     private let onMessage: @Sendable (FleetMessage) -> Void
     private let stopped: @Sendable () -> Bool
+    private let failed: @Sendable (RedisFailure) -> Void
     private let refused = Locked<CountdownError?>(nil)
     private let handOver: HandOver
 
     /// Connects and subscribes at once, so that a server that cannot notify is `init`'s error.
     init(
         endpoint: RedisEndpoint, prefix: String, onExpired: @escaping @Sendable (String) -> Void,
-        onMessage: @escaping @Sendable (FleetMessage) -> Void, stopped: @escaping @Sendable () -> Bool
+        onMessage: @escaping @Sendable (FleetMessage) -> Void, stopped: @escaping @Sendable () -> Bool,
+        failed: @escaping @Sendable (RedisFailure) -> Void = { _ in }
     ) throws(RedisFailure) {
+        self.failed = failed
         self.endpoint = endpoint
         channel = "\(prefix):own"
         self.onExpired = onExpired
@@ -76,6 +79,7 @@ final class KeyspaceSubscriber: Sendable {
                 }
             } catch {
                 connection = nil
+                if !stopped() { failed(error) }
                 var refusal = false
                 if case .server(let text) = error {
                     refused.withLock { $0 = RedisFailure.server(text).countdownError }

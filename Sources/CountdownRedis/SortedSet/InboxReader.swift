@@ -14,6 +14,8 @@ final class InboxReader: Sendable {
     private let processing: String
     private let handle: @Sendable ([FleetMessage]) -> Void
     private let stopped: @Sendable () -> Bool
+    /// Told each failure, with the command that met it (``BackgroundFailures``).
+    private let failed: @Sendable (RedisFailure, String) -> Void
     /// On purpose, for the suite's own tests (``FleetDefects/forgetsProcessingList``).
     private let forgets: Bool
 
@@ -21,8 +23,10 @@ final class InboxReader: Sendable {
     /// move the next messages and lose the answer of the first.
     init(
         link: RedisLink, box: String, processing: String, handle: @escaping @Sendable ([FleetMessage]) -> Void,
-        stopped: @escaping @Sendable () -> Bool, defects: FleetDefects = []
+        stopped: @escaping @Sendable () -> Bool, failed: @escaping @Sendable (RedisFailure, String) -> Void = { _, _ in },
+        defects: FleetDefects = []
     ) {
+        self.failed = failed
         forgets = defects.contains(.forgetsProcessingList)
         self.link = link
         self.box = box
@@ -39,25 +43,40 @@ final class InboxReader: Sendable {
         thread.start()
     }
 
+    /// The reply, or the server's refusal thrown: an error answered is no message (a refused
+    /// `BLMOVE` read as "a second without a message" was retried at once, for ever).
+    @discardableResult
+    private static func answered(_ reply: RedisReply) throws(RedisFailure) -> RedisReply {
+        if case .error(let text) = reply { throw .server(text) }
+        return reply
+    }
+
     private func run() {
         var recovering = true
         var failures = 0
+        var step = "LRANGE"
         while !stopped() {
             do {
                 if recovering {
-                    let left = try link.call(["LRANGE", processing, "0", "-1"]).elements.compactMap(\.text)
-                    failures = 0
+                    step = "LRANGE"
+                    let left = try Self.answered(link.call(["LRANGE", processing, "0", "-1"])).elements.compactMap(\.text)
+                    failures = 0  // the connection answers: a break before it is not backed off
                     if !forgets { handle(left.compactMap(FleetMessage.init)) }
-                    _ = try link.call(["DEL", processing])
+                    step = "DEL"
+                    try Self.answered(link.call(["DEL", processing]))
                     recovering = false
                 }
-                let moved = try link.call(["BLMOVE", box, processing, "LEFT", "RIGHT", "1"])
+                step = "BLMOVE"
+                let moved = try Self.answered(link.call(["BLMOVE", box, processing, "LEFT", "RIGHT", "1"]))
                 failures = 0
                 guard case .string(let first) = moved else { continue }  // a second without a message
-                let more = try link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"])
+                step = "move-inbox script"
+                let more = try Self.answered(link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]))
                 handle(([first] + more.elements.compactMap(\.text)).compactMap(FleetMessage.init))
-                _ = try link.call(["DEL", processing])
+                step = "DEL"
+                try Self.answered(link.call(["DEL", processing]))
             } catch {
+                if !stopped() { failed(error, step) }
                 // A connection that answered and then broke (a dropped answer, a reset) is made
                 // again at once: a message waiting behind it must reach its observer within the
                 // fleet's 100 ms. Only a server that answers nothing is asked again less and less
@@ -65,7 +84,16 @@ final class InboxReader: Sendable {
                 // replaced observers ticked up to 393 ms on).
                 recovering = true
                 failures += 1
-                if failures > 1, !stopped() { usleep(UInt32(min(5_000 << min(failures - 2, 5), 100_000))) }
+                if stopped() { continue }
+                if case .server = error, !error.isTransient {
+                    // A refusal (a permission missing, a full server), not a server loading or a
+                    // slot moving: it will answer the same for a while. Ten tries a second at
+                    // most, from the first (a refused BLMOVE, read as a second without a message,
+                    // was sent again at once: 62 062 times in 2.5 s).
+                    usleep(100_000)
+                } else if failures > 1 {
+                    usleep(UInt32(min(5_000 << min(failures - 2, 5), 100_000)))
+                }
             }
         }
     }

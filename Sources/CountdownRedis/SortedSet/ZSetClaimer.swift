@@ -33,6 +33,8 @@ final class ZSetClaimer: Sendable {
     private let clock: ServerClock
     /// Each finish claimed for an observer of this member: its generation and token.
     private let claimed: @Sendable (Int64, String) -> Void
+    /// Told each time a claim fails (``BackgroundFailures``).
+    private let failed: @Sendable (RedisFailure) -> Void
     /// On purpose, for the suite's own tests (``FleetDefects/claimsOnlyItsOwn``): the earliest
     /// deadline a claim answers is not looked at.
     private let followsTheFleet: Bool
@@ -43,8 +45,9 @@ final class ZSetClaimer: Sendable {
     /// ``FleetDefects/claimsOnlyItsOwn``).
     init(
         link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration? = ZSetClaimer.heartbeat, clock: ServerClock,
-        claimed: @escaping @Sendable (Int64, String) -> Void
+        failed: @escaping @Sendable (RedisFailure) -> Void = { _ in }, claimed: @escaping @Sendable (Int64, String) -> Void
     ) {
+        self.failed = failed
         self.link = link
         self.prefix = prefix
         self.tolerance = tolerance.nanoseconds
@@ -103,6 +106,7 @@ final class ZSetClaimer: Sendable {
             } catch {
                 // Stopped, or the server refused the script: look again in 100 ms.
                 if isStopped { return false }
+                failed(error)
                 claim(at: LocalWatch.now() + 100_000_000)
                 return true
             }

@@ -27,6 +27,7 @@ final class ZSetEngine: ScriptedFleetEngine {
     private let clock: ServerClock
     private let observerSerial = Atomic<Int64>(0)
     let unavailableCalls = Atomic<Int>(0)
+    let background: BackgroundFailures
     let scripts = FleetScripts(cancel: ZSetScripts.cancel, pause: ZSetScripts.pause, resume: ZSetScripts.resume, remaining: ZSetScripts.remaining)
 
     init(
@@ -45,6 +46,8 @@ final class ZSetEngine: ScriptedFleetEngine {
         let clock = ServerClock()
         self.clock = clock
         var calls: [RedisLink] = [], claimers: [ZSetClaimer] = [], inboxes: [InboxReader] = []
+        let background = BackgroundFailures()
+        self.background = background
         do {
             for prefix in layout.prefixes {
                 calls.append(try RedisLink(endpoint, client: "\(member):calls", defects: defects))
@@ -57,7 +60,8 @@ final class ZSetEngine: ScriptedFleetEngine {
                     patience: .within(.zero))
                 let claimer = ZSetClaimer(
                     link: claims, prefix: prefix, tolerance: tolerance,
-                    heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : ZSetClaimer.heartbeat, clock: clock
+                    heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : ZSetClaimer.heartbeat, clock: clock,
+                    failed: { background.record($0, in: "the claimer's claim script") }
                 ) { generation, token in
                     watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
                 }
@@ -67,7 +71,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                     handle: { messages in
                         for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
                     },
-                    stopped: { watch.isStopped }, defects: defects))
+                    stopped: { watch.isStopped }, failed: { background.record($0, in: "the inbox reader's \($1)") }, defects: defects))
             }
         } catch {
             throw error.countdownError
