@@ -14,7 +14,10 @@ public enum UnavailableReason: String, Sendable, Hashable, Codable, CaseIterable
     /// The answer was not one the backend understands: another program on the port, or a
     /// server too old for what the backend sends.
     case `protocol`
-    /// The server answered with an error of its own (out of memory, a read-only replica, a
-    /// script that failed).
+    /// The server is full: its memory is at its limit (Redis' `maxmemory`) and it evicts
+    /// nothing to make room (`noeviction`), so it refuses every write until memory is freed or
+    /// the limit raised. Reads still answer.
+    case outOfMemory
+    /// The server answered with an error of its own (a read-only replica, a script that failed).
     case server
 }

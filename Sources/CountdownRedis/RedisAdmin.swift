@@ -22,6 +22,15 @@ package final class RedisAdmin: Sendable {
         guard try call(["PING"]) == .status("PONG") else { throw .unavailable(.protocol, "PING was not answered PONG") }
     }
 
+    /// `INFO memory`'s `maxmemory_policy`: what the server drops when it is full.
+    package func maxmemoryPolicy() throws(CountdownError) -> String {
+        let info = try call(["INFO", "memory"]).text ?? ""
+        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("maxmemory_policy:") }) else {
+            throw .unavailable(.protocol, "no maxmemory_policy in INFO memory")
+        }
+        return String(line.dropFirst("maxmemory_policy:".count))
+    }
+
     /// `INFO memory`'s `used_memory`, in bytes.
     package func usedMemory() throws(CountdownError) -> Int {
         let info = try call(["INFO", "memory"]).text ?? ""
@@ -97,7 +106,11 @@ package final class RedisAdmin: Sendable {
         } catch {
             throw error.countdownError
         }
-        if case .error(let text) = reply { throw RedisFailure.server("\(arguments.first ?? ""): \(text)").countdownError }
+        if case .error(let text) = reply {
+            // The reason is read from the server's own words (NOPERM, OOM…); the command is named after.
+            guard case .unavailable(let reason, let said) = RedisFailure.server(text).countdownError else { throw .unavailable(.server, text) }
+            throw .unavailable(reason, "\(arguments.first ?? ""): \(said)")
+        }
         return reply
     }
 }

@@ -76,8 +76,12 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     ///     limit); the sorted set counts them, the keyspace strategy takes none.
     ///   - maximumDuration: the longest countdown `start` accepts; a longer one throws.
     ///   - deliveryQueue: the serial queue this member's observers run on; nil: a queue of its own.
-    /// - Throws: `CountdownError/unavailable(_:_:)` when Redis cannot be reached, or a settings
-    ///   error; nothing is left behind.
+    ///   - evictionAllowed: whether to run on a server whose `maxmemory-policy` is not
+    ///     `noeviction` (read with `INFO memory`): one that evicts keys when full may drop
+    ///     countdowns without a word. False: `init` refuses it.
+    /// - Throws: `CountdownError/unavailable(_:_:)` when Redis cannot be reached (or the user may
+    ///   not read `INFO memory`), `CountdownError/invalidConfiguration(_:)` when the server may
+    ///   evict keys and `evictionAllowed` is false, or a settings error; nothing is left behind.
     public convenience init(
         endpoint: RedisEndpoint,
         namespace: String = "countdown",
@@ -85,22 +89,24 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         tickInterval: Duration = .seconds(1),
         capacity: Int? = nil,
         maximumDuration: Duration = CountdownLimits.defaultMaximumDuration,
-        deliveryQueue: DispatchQueue? = nil
+        deliveryQueue: DispatchQueue? = nil,
+        evictionAllowed: Bool = false
     ) throws(CountdownError) {
         try self.init(
             endpoint: endpoint, namespace: namespace, strategy: strategy, tickInterval: tickInterval, capacity: capacity,
-            maximumDuration: maximumDuration, deliveryQueue: deliveryQueue, defects: [])
+            maximumDuration: maximumDuration, deliveryQueue: deliveryQueue, evictionAllowed: evictionAllowed, defects: [])
     }
 
     /// With defects made on purpose, for this package's tests of the suite (``FleetDefects``).
     init(
         endpoint: RedisEndpoint, namespace: String, strategy: RedisStrategy, tickInterval: Duration, capacity: Int?,
-        maximumDuration: Duration, deliveryQueue: DispatchQueue?, defects: FleetDefects
+        maximumDuration: Duration, deliveryQueue: DispatchQueue?, evictionAllowed: Bool = false, defects: FleetDefects
     ) throws(CountdownError) {
         let settings = try SchedulerSettings(
             tickInterval: tickInterval, maximumDuration: maximumDuration,
             capacity: strategy.takesCapacity ? capacity : nil,
             deliveryQueue: deliveryQueue, label: "countdown.redis")
+        try EvictionPolicy.check(endpoint, allowed: evictionAllowed)
         switch strategy {
         case .sortedSet(let tolerance, let shards):
             try settings.validate(tolerance: tolerance)

@@ -26,6 +26,10 @@ enum RedisFailure: Error, Sendable, CustomStringConvertible {
     var countdownError: CountdownError {
         switch self {
         case .connection(let reason, let text): .unavailable(reason, text)
+        case .server(let text) where text.hasPrefix("OOM"):
+            .unavailable(
+                .outOfMemory,
+                "Redis is full: its memory is at maxmemory and its policy evicts nothing, so it refuses writes until memory is freed or maxmemory is raised (it said: \(text))")
         case .server(let text): .unavailable(Self.reason(ofServerError: text), text)
         }
     }

@@ -111,7 +111,7 @@ struct RedisAllOrNothingTests {
                 try call()
             } catch {
                 guard case .unavailable(let reason, let text) = error as? CountdownError else { Issue.record("\(error)"); return }
-                #expect(reason == (full ? .server : .authentication), "\(text)")
+                #expect(reason == (full ? .outOfMemory : .authentication), "\(text)")
                 #expect(text.contains(full ? "OOM" : command), "the refusal names \(command): \(text)")
                 refusals.append(text)
             }
@@ -174,6 +174,44 @@ struct RedisAllOrNothingTests {
         #expect(s.resume(key: edits[3].key))
         for (edit, log) in zip(edits, logs) { #expect(log.waitForFinish(), "\(edit.key) never finished") }
         for edit in edits { #expect(try s.start(key: edit.key, duration: .seconds(60)) { _ in } == .started) }
+    }
+}
+
+@Suite("redis: a server that may evict keys", .dedicatedThread, .timeLimit(.minutes(2)))
+struct RedisEvictionPolicyTests {
+    @Test("a server whose maxmemory-policy evicts keys is refused at init, saying why, unless allowed; noeviction is taken")
+    func evictingServerRefused() throws {
+        let server = try RedisAllOrNothingTests.Server()
+        defer { server.remove() }
+        for policy in ["allkeys-lru", "volatile-ttl"] {
+            _ = try server.command(["CONFIG", "SET", "maxmemory-policy", policy])
+            for strategy in [RedisStrategy.sortedSet(), .keyspaceNotifications] {
+                let error = #expect(throws: CountdownError.self) {
+                    _ = try RedisCountdownScheduler(endpoint: server.user, namespace: "aon-evict", strategy: strategy)
+                }
+                if case .invalidConfiguration(let why) = error {
+                    #expect(why.contains(policy) && why.contains("noeviction") && why.contains("evictionAllowed"), "\(why)")
+                } else {
+                    Issue.record("\(strategy) on \(policy): not invalidConfiguration: \(String(describing: error))")
+                }
+            }
+        }
+        // Allowed knowingly, it runs.
+        let allowed = try RedisCountdownScheduler(endpoint: server.user, namespace: "aon-evict", evictionAllowed: true)
+        let log = recorder()
+        #expect(try allowed.start(key: "sms-code:+8613812345678", duration: .milliseconds(100), observer: log.observer) == .started)
+        #expect(log.waitForFinish())
+        allowed.shutdown()
+        _ = try server.command(["CONFIG", "SET", "maxmemory-policy", "noeviction"])
+        try RedisCountdownScheduler(endpoint: server.user, namespace: "aon-evict").shutdown()
+        // The user may not read INFO: a permission, named.
+        _ = try server.command(["ACL", "SETUSER", "countdown", "-info"])
+        let error = #expect(throws: CountdownError.self) { _ = try RedisCountdownScheduler(endpoint: server.user, namespace: "aon-evict") }
+        if case .unavailable(let reason, let text) = error {
+            #expect(reason == .authentication && text.contains("INFO"), "\(text)")
+        } else {
+            Issue.record("without INFO: \(String(describing: error))")
+        }
     }
 }
 
