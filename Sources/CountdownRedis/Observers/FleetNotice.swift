@@ -15,6 +15,14 @@ struct FleetNotice: Sendable, Equatable {
         case paused(remaining: Int64, change: Int64)
         /// Resumed, due at `deadline` (a monotonic instant here); `change` as for a pause.
         case resumed(deadline: Int64, change: Int64)
+
+        /// Whether it ends the observer it is addressed to.
+        var ends: Bool {
+            switch self {
+            case .finished, .cancelled, .replaced: true
+            case .paused, .resumed: false
+            }
+        }
     }
 
     let generation: Int64

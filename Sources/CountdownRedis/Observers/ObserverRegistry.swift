@@ -36,12 +36,18 @@ struct ObserverRegistry {
     private var current: [String: Int64] = [:]
     /// Calls on their way, by token, with what was addressed to it before its answer came.
     private var awaited: [String: [FleetNotice]] = [:]
+    /// Generations whose observer here was ended by a notice while calls were on their way, by
+    /// the attach serial of that observer: an answer of this process that comes later with a
+    /// lower serial is about a countdown already replaced here and ended (cancelled, finished,
+    /// replaced elsewhere), and must not be observed anew. Emptied whenever no call is on its way.
+    private var ended: [Int64: Int64] = [:]
     private(set) var stopped = false
 
     init(tick: Int64) { self.tick = tick }
 
     var count: Int { entries.count }
     var awaitedCount: Int { awaited.count }
+    var endedCount: Int { ended.count }
     func generation(of key: String) -> Int64? { current[key] }
 
     /// A call under `token` is about to be sent: what comes for it before its answer is kept.
@@ -53,7 +59,10 @@ struct ObserverRegistry {
     }
 
     /// The call under `token` failed: it makes no observer here, and what came for it goes.
-    mutating func abandon(_ token: String) { awaited[token] = nil }
+    mutating func abandon(_ token: String) {
+        awaited[token] = nil
+        if awaited.isEmpty { ended.removeAll() }
+    }
 
     /// The answer to an expected call: the observer hears its first tick at once, then observes
     /// the countdown here (replacing whatever this process observed of it), then hears what was
@@ -68,10 +77,16 @@ struct ObserverRegistry {
         if answer.told > 0 {
             d.deliveries.append(.told(answer.observer, event(answer.key, .tick, answer.told)))
         }
+        defer { if awaited.isEmpty { ended.removeAll() } }
         if let observed = current[answer.key], observed == answer.generation, let newer = entries[observed],
            newer.attachSerial > answer.attachSerial {
             // Two calls of this process answered out of order: the later attach, observed
             // first, replaced this one at the server already.
+            d.deliveries.append(.end(answer.observer))
+            return true
+        }
+        if let later = ended[answer.generation], later > answer.attachSerial {
+            // The same, and the later one's countdown has ended here since.
             d.deliveries.append(.end(answer.observer))
             return true
         }
@@ -114,6 +129,7 @@ struct ObserverRegistry {
 
     private mutating func apply(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
         guard var entry = entries[notice.generation], entry.token == notice.token else { return }
+        if !awaited.isEmpty, notice.kind.ends { ended[entry.generation] = max(ended[entry.generation] ?? 0, entry.attachSerial) }
         switch notice.kind {
         case .finished:
             remove(entry)

@@ -156,6 +156,31 @@ struct ObserverRegistryTests {
         #expect(f.registry.entries[7]?.token == "m/2")
     }
 
+    /// Seen once in RedisClusterTests' fleet.kill: a member's start and its own attach of the same
+    /// countdown, the attach answered first, then another member's cancel ended it; the start's
+    /// answer came last and was observed anew, ticked to its deadline and was held for ever.
+    @Test("a start answered after this process's later attach was observed and ended (cancelled, finished) ends at once")
+    func answerAfterItsReplacementEnded() {
+        for ending in [FleetNotice.Kind.cancelled, .finished] {
+            var f = Fixture()
+            let start = FleetObserver { _ in }, attach = FleetObserver { _ in }
+            _ = f.registry.expect("m/1")
+            _ = f.registry.expect("m/2")
+            f.registry.observe(Self.answer("m/2", serial: 1, told: 9 * Self.second, observer: attach), now: 0, into: &f.decisions)
+            f.registry.receive(FleetNotice(generation: 7, token: "m/2", kind: ending), now: 0, into: &f.decisions)
+            f.registry.observe(Self.answer("m/1", serial: 0, observer: start), now: 0, into: &f.decisions)
+            f.deliver([ObjectIdentifier(start): "start", ObjectIdentifier(attach): "attach"])
+            #expect(f.heard["start"] == ["told 10", "end"], "\(ending)")
+            #expect(f.registry.count == 0, "\(ending): the start's observer is held, its countdown gone")
+        }
+        // Once no call is on its way, nothing of the ended countdowns is kept.
+        var f = Fixture()
+        _ = f.registry.expect("m/3")
+        f.registry.observe(Self.answer("m/3", observer: FleetObserver { _ in }), now: 0, into: &f.decisions)
+        f.registry.receive(FleetNotice(generation: 7, token: "m/3", kind: .cancelled), now: 0, into: &f.decisions)
+        #expect(f.registry.endedCount == 0)
+    }
+
     @Test("a pause silences a tick already decided; the finish still comes after it")
     func pauseClosesTheGate() {
         var f = Fixture()
