@@ -10,14 +10,14 @@ import Countdown
 enum EvictionPolicy {
     static let safe = "noeviction"
 
-    /// Throws `CountdownError/invalidConfiguration(_:)` when the server at `endpoint` may evict
+    /// Throws `CountdownError/invalidConfiguration(_:)` when the server `admin` reaches may evict
     /// keys and `allowed` is false; `.unavailable(.authentication, …)` naming `INFO` when the
     /// user may not read it.
-    static func check(_ endpoint: RedisEndpoint, allowed: Bool) throws(CountdownError) {
+    static func check(_ admin: RedisAdmin, allowed: Bool) throws(CountdownError) {
         if allowed { return }
         let policy: String
         do {
-            policy = try RedisAdmin(endpoint).maxmemoryPolicy()
+            policy = try admin.maxmemoryPolicy()
         } catch {
             guard case .unavailable(let reason, let text) = error else { throw error }
             throw .unavailable(reason, "reading the server's maxmemory-policy (INFO memory): \(text)")

@@ -17,6 +17,12 @@ package final class RedisAdmin: Sendable {
         }
     }
 
+    /// Throws `.unavailable(.authentication, …)` naming every command of `probe` the user may
+    /// not run under `prefix`.
+    func check(_ probe: PermissionProbe, prefix: String, strategy: String) throws(CountdownError) {
+        try probe.check(link, prefix: prefix, strategy: strategy)
+    }
+
     /// One `PING`, answered `PONG`.
     package func ping() throws(CountdownError) {
         guard try call(["PING"]) == .status("PONG") else { throw .unavailable(.protocol, "PING was not answered PONG") }

@@ -106,7 +106,15 @@ public final class RedisCountdownScheduler: CountdownScheduler {
             tickInterval: tickInterval, maximumDuration: maximumDuration,
             capacity: strategy.takesCapacity ? capacity : nil,
             deliveryQueue: deliveryQueue, label: "countdown.redis")
-        try EvictionPolicy.check(endpoint, allowed: evictionAllowed)
+        // Before anything is made: every grant the strategy needs (one error naming all that
+        // are missing), then the memory policy, on a connection of their own.
+        let admin = try RedisAdmin(endpoint)
+        if case .sortedSet(_, let shards) = strategy, (1...64).contains(shards) {
+            for prefix in ZSetShards(namespace: namespace, count: shards).prefixes {
+                try admin.check(ZSetKeys.permissions, prefix: prefix, strategy: "redis(zset)")
+            }
+        }
+        try EvictionPolicy.check(admin, allowed: evictionAllowed)
         switch strategy {
         case .sortedSet(let tolerance, let shards):
             try settings.validate(tolerance: tolerance)

@@ -31,14 +31,9 @@
 /// to text keeps 14 digits, and a deadline in µs has 16. Nor is a number passed to `redis.call`
 /// (see ``CallRecord``): it would be formatted with `%.17g`, at some thousands of instructions.
 enum ZSetScripts {
-    /// The namespace's kinds of key, as Lua expressions, for the permission each script checks
-    /// before it runs anything (``RedisScript``). A read that runs before any write (`TIME`, a
-    /// start's first `HGET`, its capacity count) is not checked: Redis refuses it before
-    /// anything was written.
-    private enum K {
-        static let hash = "P .. ':c:'", inbox = "P .. ':i:'", deadlines = "P .. ':d'", paused = "P .. ':p'"
-        static let serial = "P .. ':seq'", members = "P .. ':m'", records = "P .. ':a:'"
-    }
+    /// A read that runs before any write (`TIME`, a start's first `HGET`, its capacity count)
+    /// is not checked: Redis refuses it before anything was written.
+    private typealias K = ZSetKeys
 
     /// Lua that posts `message` to the inbox of the member of `owner` (a token), unless that is
     /// this member.
