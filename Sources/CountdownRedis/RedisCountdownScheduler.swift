@@ -109,10 +109,14 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         // Before anything is made: every grant the strategy needs (one error naming all that
         // are missing), then the memory policy, on a connection of their own.
         let admin = try RedisAdmin(endpoint)
-        if case .sortedSet(_, let shards) = strategy, (1...64).contains(shards) {
+        switch strategy {
+        case .sortedSet(_, let shards) where (1...64).contains(shards):
             for prefix in ZSetShards(namespace: namespace, count: shards).prefixes {
                 try admin.check(ZSetKeys.permissions, prefix: prefix, strategy: "redis(zset)")
             }
+        case .keyspaceNotifications:
+            try admin.check(KeyspaceKeys.permissions, prefix: "{\(namespace)}", strategy: "redis(keyspace)")
+        default: break
         }
         try EvictionPolicy.check(admin, allowed: evictionAllowed)
         switch strategy {

@@ -14,12 +14,8 @@
 /// (``FleetMessage``): `l g token key`, `x g token key`, `p g change remaining token key`,
 /// `r g change deadline token key`.
 enum KeyspaceScripts {
-    /// The namespace's kinds of key and its channel, as Lua expressions, for the permission
-    /// each script checks before it runs anything (``RedisScript``). The reads of ``load`` run
-    /// before any write: Redis refuses them before anything was written.
-    private enum K {
-        static let countdown = "P .. ':t:'", serial = "P .. ':seq'", channel = "P .. ':own'"
-    }
+    /// The reads of ``load`` run before any write: Redis refuses them before anything was written.
+    private typealias K = KeyspaceKeys
 
     /// Lua that reads the countdown at `t` into `f` (nil when there is none), and the deadline
     /// (µs) of a running one into `f.dl`.

@@ -96,7 +96,13 @@ final class KeyspaceSubscriber: Sendable {
         let connection = try RedisConnection(endpoint, timeout: min(endpoint.connectTimeout, .seconds(1)))
         try enableExpiredEvents(connection)
         try connection.append(["SUBSCRIBE", "__keyevent@\(endpoint.database)__:expired", channel])
-        try withoutSIGPIPE { () throws(RedisFailure) in for _ in 0..<2 { _ = try connection.read() } }
+        // Each channel answers on its own; a refused one answers an error (NOPERM), and only
+        // one: the second read would wait out the timeout (a grant missing read as a timeout).
+        try withoutSIGPIPE { () throws(RedisFailure) in
+            for _ in 0..<2 {
+                if case .error(let text) = try connection.read() { throw .server("SUBSCRIBE: \(text)") }
+            }
+        }
         return connection
     }
 

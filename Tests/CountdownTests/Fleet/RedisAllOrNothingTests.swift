@@ -20,7 +20,7 @@ struct RedisAllOrNothingTests {
     static let scripts = [ZSetScripts.start, ZSetScripts.cancel, ZSetScripts.pause, ZSetScripts.resume, ZSetScripts.claim, ZSetScripts.moveInbox]
 
     /// A server of the test's own, its default user with a password, `countdown` as the
-    /// article grants `redis(zset)` (every namespace beginning `aon`).
+    /// article grants both strategies (every namespace beginning `aon`).
     struct Server {
         let server: LocalRedisServer
         let admin: RedisConnection
@@ -34,7 +34,7 @@ struct RedisAllOrNothingTests {
             let rules = try RedisDeploymentTests.articleRules()
             try [
                 "user default on >\(RedisDeploymentTests.password) ~* &* +@all",
-                RedisDeploymentTests.aclUser("countdown", [rules[0]], prefix: "aon"),
+                RedisDeploymentTests.aclUser("countdown", rules, prefix: "aon"),
             ].joined(separator: "\n").appending("\n").write(to: acl, atomically: true, encoding: .utf8)
             server = try LocalRedisServer(extraSettings: ["--aclfile", acl.path])
             let port = try #require(server.endpoint.hostAndPort)

@@ -11,9 +11,10 @@ import Testing
 struct RedisPermissionTests {
     static let namespace = "aon-grants"
 
-    /// The article's line for `redis(zset)`, its namespace this test's, as ACL SETUSER's arguments.
-    static func articleLine() throws -> [String] {
-        try RedisDeploymentTests.articleRules()[0].replacingOccurrences(of: "PASSWORD", with: RedisDeploymentTests.password)
+    /// The article's line for `redis(zset)` (`line` 0) or what `redis(keyspace)` adds (1), its
+    /// namespace this test's, as ACL SETUSER's arguments.
+    static func articleLine(_ line: Int = 0) throws -> [String] {
+        try RedisDeploymentTests.articleRules()[line].replacingOccurrences(of: "PASSWORD", with: RedisDeploymentTests.password)
             .replacingOccurrences(of: "NAMESPACE", with: namespace).split(separator: " ").map(String.init)
     }
 
@@ -54,6 +55,31 @@ struct RedisPermissionTests {
         if grant.hasPrefix("+") {
             let command = String(grant.dropFirst())
             #expect(text.lowercased().contains(command), "without \(grant), not named: \(text)")
+        }
+    }
+
+    @Test("the article's second line grants nothing redis(keyspace) does not use: without any one grant, init refuses, naming it, and never as a timeout",
+          arguments: try articleLine(1).filter { $0.hasPrefix("+") || $0.hasPrefix("&") })
+    func everyKeyspaceGrantIsNeeded(grant: String) throws {
+        let server = try RedisAllOrNothingTests.Server()
+        defer { server.remove() }
+        let whole = try Self.articleLine(0) + Self.articleLine(1)
+        _ = try server.command(["ACL", "SETUSER", "lacking"] + whole.filter { $0 != grant })
+        _ = try server.command(["ACL", "SETUSER", "whole"] + whole)
+        // The expired events on, so that least privilege need not turn them on.
+        _ = try server.command(["CONFIG", "SET", "notify-keyspace-events", "Ex"])
+        let port = try #require(server.server.endpoint.hostAndPort)
+        func scheduler(_ user: String) throws -> RedisCountdownScheduler {
+            try RedisCountdownScheduler(
+                endpoint: try RedisEndpoint(url: "redis://\(user):\(RedisDeploymentTests.password)@\(port)"),
+                namespace: Self.namespace, strategy: .keyspaceNotifications)
+        }
+        try scheduler("whole").shutdown()
+        let error = #expect(throws: CountdownError.self) { try scheduler("lacking").shutdown() }
+        guard case .unavailable(let reason, let text) = error else { Issue.record("without \(grant): \(String(describing: error))"); return }
+        #expect(reason == .authentication, "without \(grant): \(text)")
+        if grant.hasPrefix("+") {
+            #expect(text.lowercased().contains(String(grant.dropFirst()).replacingOccurrences(of: "|", with: " ")), "without \(grant), not named: \(text)")
         }
     }
 }
