@@ -26,7 +26,9 @@ struct ConformanceCommand {
           --redis URL           The Redis backends' server (a build with the Redis trait):
                                 redis://[user[:password]@]host[:port][/db], unix:///path?db=N,
                                 or HOST:PORT; without it REDIS_URL, else a redis-server of
-                                their own on a loopback port. The password is shown nowhere.
+                                their own on a loopback port. The password is shown nowhere
+                                here, but every user of the machine sees a command's arguments
+                                (ps): give a password through REDIS_URL.
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
         failed (a backend does not behave as it declares); 2 bad arguments.

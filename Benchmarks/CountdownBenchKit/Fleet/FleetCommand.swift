@@ -36,7 +36,8 @@ struct FleetCommand {
           --redis URL         Measure that server instead of starting our own (no redis-server CPU):
                               redis://[user[:password]@]host[:port][/db], unix:///path?db=N, or
                               HOST:PORT. Without it, REDIS_URL when set. The password is shown
-                              nowhere.
+                              nowhere here, but every user of the machine sees a command's
+                              arguments (ps): give a password through REDIS_URL.
           --counts N,…        Countdowns of part 1 (default 100000,1000000).
           --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
           --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
