@@ -147,7 +147,7 @@ struct ConformanceCommand {
             for result in report.results {
                 if let figure = result.figure { out += "  \(result.id): \(figure)\n" }
                 if result.verdict != .pass {
-                    for message in result.messages { out += "  \(result.id) \(result.verdict.rawValue): \(message)\n" }
+                    for message in result.shownMessages { out += "  \(result.id) \(result.verdict.rawValue): \(message)\n" }
                 }
             }
         }

@@ -80,16 +80,29 @@ public struct ConformanceReport: Sendable, Codable, CustomStringConvertible {
     /// The results that failed.
     public var failures: [CheckResult] { results.filter { $0.verdict == .fail } }
 
-    /// One line per check, then the messages of every failure.
+    /// One line per check, then the first messages of every failure (``CheckResult/shownMessages``).
     public var description: String {
         var lines = ["\(backend): \(passed ? "passed" : "FAILED")"]
         for r in results {
             let figure = (r.figure.map { " — \($0)" } ?? "") + (r.time == .virtual ? " [virtual time]" : "")
             lines.append("  \(r.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))\(r.id)\(figure)")
             if r.verdict != .pass {
-                lines += r.messages.map { "      \($0)" }
+                lines += r.shownMessages.map { "      \($0)" }
             }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension CheckResult {
+    /// How many of a check's messages a text report shows.
+    public static let messagesShown = 5
+
+    /// The first ``messagesShown`` messages, then how many more there are: a backend that broke
+    /// a promise at each of 500 starts printed 500 lines. Every one stays in ``messages`` (and
+    /// in a JSON report).
+    public var shownMessages: [String] {
+        guard messages.count > Self.messagesShown else { return messages }
+        return Array(messages.prefix(Self.messagesShown)) + ["… and \(messages.count - Self.messagesShown) more (every one in the JSON report)"]
     }
 }
