@@ -11,7 +11,10 @@ struct GlanceMarkdown {
     var lines: [GuideMarkdown.Line] {
         var out: [GuideMarkdown.Line] = []
         func prose(_ text: String) { out.append(.init(text: text, place: .prose)) }
-        let machines = guide.machines.map { "[`\($0.folder)`](\(link("\($0.folder)/README.md")))" }
+        let numbered = guide.machines.count > 1
+        let machines = guide.machines.enumerated().map { index, machine in
+            "[`\(machine.folder)`](\(link("\(machine.folder)/README.md")))" + (numbered ? " (\(index + 1))" : "")
+        }
         prose("Written by `countdown-bench guide` from `results/` (\(machines.joined(separator: ", ")); Linux figures); do not edit it by hand. "
             + "Each cell is a mark and one figure, linked to its file; each machine's README has the full cells. "
             + GlanceBuilder.questions.map { "*\($0.title)*: \($0.rule)" }.joined(separator: "; ") + ".")
@@ -41,14 +44,18 @@ struct GlanceMarkdown {
     var text: String { lines.map { $0.text + "\n" }.joined() }
 
     /// One machine's words with its link; over several, the range of the figure (or the first
-    /// machine's words) and a link to each machine's file.
+    /// machine's words) and a link to each machine's file, labelled by the machine's number in
+    /// the list above the table (its folder's name in every cell made a row of two machines
+    /// longer than the glance's 1 200 characters).
     func cell(_ cell: Guide.Cell) -> String {
         let readings = cell.readings
         guard let first = readings.first else { return "not measured" }
         if readings.count == 1 { return "\(first.text) \(links(first, label: GuideMarkdown.label))" }
         let mark = first.text.split(separator: " ").first.map(String.init) ?? ""
         let words = GuideMarkdown.range(readings).map { "\(mark) \($0) over \(readings.count) machines" } ?? "\(first.text) (\(first.machine))"
-        return words + " " + readings.map { reading in links(reading) { _ in reading.machine } }.joined(separator: " ")
+        return words + " " + readings.map { reading in
+            links(reading) { _ in guide.machines.firstIndex { $0.folder == reading.machine }.map { "\($0 + 1)" } ?? reading.machine }
+        }.joined(separator: " ")
     }
 
     private func links(_ reading: Guide.Reading, label: (String) -> String) -> String {

@@ -9,20 +9,24 @@ import Testing
     static let root = Repository.root
     static let machine = "amd-epyc-2-cores"
 
-    /// A folder of its own with a copy of the README and of the committed machine folder.
+    /// A folder of its own with a copy of the README and of the committed machine folders
+    /// (every one, as the README's guide was written from them), or of ``machine``'s under each
+    /// of `machines`' names.
     struct Copy {
         let folder: URL
         var results: URL { folder.appendingPathComponent("results") }
         var readme: URL { folder.appendingPathComponent("README.md") }
 
-        init(machines: [String] = [GuideCommandTests.machine]) throws {
+        init(machines: [String]? = nil) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("guide-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("results"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: GuideCommandTests.root.appendingPathComponent("README.md"), to: readme)
-            for name in machines {
-                try FileManager.default.copyItem(
-                    at: GuideCommandTests.root.appendingPathComponent("results/\(GuideCommandTests.machine)"),
-                    to: results.appendingPathComponent(name))
+            let committed = GuideCommandTests.root.appendingPathComponent("results")
+            let copies = try machines.map { $0.map { (GuideCommandTests.machine, $0) } }
+                ?? FileManager.default.contentsOfDirectory(atPath: committed.path).filter { ResultsLibrary.isDirectory(committed.appendingPathComponent($0).path) }
+                .map { ($0, $0) }
+            for (source, name) in copies {
+                try FileManager.default.copyItem(at: committed.appendingPathComponent(source), to: results.appendingPathComponent(name))
             }
         }
 
