@@ -43,7 +43,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
     /// `commandTimeout` and `keepAlive` are the properties of the same names.
     public init(
         _ address: Address, username: String? = nil, password: String? = nil, database: Int = 0,
-        connectTimeout: Duration = .seconds(2), commandTimeout: Duration = .seconds(5), keepAlive: Duration? = .seconds(15)
+        connectTimeout: Duration = defaultConnectTimeout, commandTimeout: Duration = defaultCommandTimeout, keepAlive: Duration? = .seconds(15)
     ) {
         self.address = address
         self.username = username
@@ -105,16 +105,34 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
         return moved
     }
 
+    /// The time to connect allowed when none is given (the URL's `socket_connect_timeout`): 2 s.
+    public static let defaultConnectTimeout: Duration = .seconds(2)
+    /// The time to answer a call allowed when none is given (the URL's `socket_timeout`): 5 s.
+    public static let defaultCommandTimeout: Duration = .seconds(5)
+
+    /// `duration` in seconds as a URL's query says it: `0.5`, `3`.
+    private static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.nanoseconds) / 1e9
+        return value == value.rounded() ? String(Int64(value)) : String(value)
+    }
+
     private func url(showingPassword: Bool) -> String {
         var userinfo = username.map { RedisURL.encoded($0) } ?? ""
         if let password { userinfo += ":" + (showingPassword ? RedisURL.encoded(password) : "***") }
         let credentials = userinfo.isEmpty ? "" : userinfo + "@"
+        // Timeouts other than the defaults go in the query, so that a child process given the
+        // URL (REDIS_URL) waits as this one does.
+        var query: [String] = []
+        if connectTimeout != Self.defaultConnectTimeout { query.append("socket_connect_timeout=\(Self.seconds(connectTimeout))") }
+        if commandTimeout != Self.defaultCommandTimeout { query.append("socket_timeout=\(Self.seconds(commandTimeout))") }
         switch address {
         case .tcp(let host, let port):
             let shown = host.contains(":") ? "[\(host)]" : host
             return "redis://\(credentials)\(shown):\(port)" + (database == 0 ? "" : "/\(database)")
+                + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         case .unix(let path):
-            return "unix://\(credentials)\(path)" + (database == 0 ? "" : "?db=\(database)")
+            if database != 0 { query.insert("db=\(database)", at: 0) }
+            return "unix://\(credentials)\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         }
     }
 

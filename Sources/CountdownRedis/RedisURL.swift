@@ -36,16 +36,26 @@ enum RedisURL {
                 username = decoded
             }
         }
-        // The query: only `db` is understood.
+        // The query: `db`, and the timeouts by redis-py's names, in seconds (`timeout` is
+        // `socket_timeout`): a server's configuration often holds only its REDIS_URL.
         var database = 0
         var fromQuery: Int?
+        var connectTimeout: Duration?, commandTimeout: Duration?
         if let question = rest.firstIndex(of: "?") {
             for pair in rest[rest.index(after: question)...].split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0] == "db", let number = Int(parts[1]), number >= 0 else {
-                    throw .invalid(url: shown, "the query takes db=N only, not \(pair)")
+                let value = parts.count == 2 ? parts[1] : ""
+                switch parts.count == 2 ? parts[0] : "" {
+                case "db":
+                    guard let number = Int(value), number >= 0 else { throw .invalid(url: shown, "db must be a number 0 or more, not \(value)") }
+                    fromQuery = number
+                case "socket_timeout", "timeout":
+                    commandTimeout = try seconds(value, parts[0], shown)
+                case "socket_connect_timeout":
+                    connectTimeout = try seconds(value, parts[0], shown)
+                default:
+                    throw .invalid(url: shown, "the query takes db, socket_timeout (or timeout) and socket_connect_timeout, not \(pair)")
                 }
-                fromQuery = number
             }
             rest = rest[..<question]
         }
@@ -68,7 +78,18 @@ enum RedisURL {
             address = try tcp(hostPort, shown)
         }
         if let fromQuery { database = fromQuery }
-        return RedisEndpoint(address, username: username, password: password, database: database)
+        var endpoint = RedisEndpoint(address, username: username, password: password, database: database)
+        if let connectTimeout { endpoint.connectTimeout = connectTimeout }
+        if let commandTimeout { endpoint.commandTimeout = commandTimeout }
+        return endpoint
+    }
+
+    /// A timeout of the query: seconds, more than 0 and at most a day (`0.5`, `3`).
+    private static func seconds(_ text: Substring, _ name: Substring, _ shown: String) throws(RedisEndpointError) -> Duration {
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw .invalid(url: shown, "\(name) must be seconds, more than 0 and at most a day, not \(text)")
+        }
+        return .nanoseconds(Int64((value * 1e9).rounded()))
     }
 
     private static func tcp(_ text: Substring, _ shown: String) throws(RedisEndpointError) -> RedisEndpoint.Address {

@@ -59,9 +59,31 @@ struct RedisEndpointTests {
     @Test("what is not a Redis URL is a typed error that names what is wrong",
           arguments: ["http://example.com", "redis://", "redis://host:0", "redis://host:99999", "redis://host:port",
                       "redis://host/db", "redis://host/-1", "redis://::1:6379", "redis://[::1", "unix://relative.sock",
-                      "unix:///s.sock?db=x", "redis://u:%zz@host", "nothing"])
+                      "unix:///s.sock?db=x", "redis://u:%zz@host", "nothing", "redis://host?timeout=0",
+                      "redis://host?socket_timeout=x", "redis://host?socket_connect_timeout=-1", "redis://host?retry=1",
+                      "redis://host?timeout"])
     func invalid(_ url: String) {
         #expect(throws: RedisEndpointError.self, "\(url)") { try RedisEndpoint(url: url) }
+    }
+
+    /// A server's configuration often holds only its REDIS_URL: the timeouts come in its query,
+    /// by redis-py's names, in seconds (issue: `?timeout=1` was refused).
+    @Test("timeouts from the query: socket_timeout (or timeout) and socket_connect_timeout, kept in the URL a child is given")
+    func timeoutsFromTheQuery() throws {
+        let endpoint = try RedisEndpoint(url: "redis://u:secret@cache.internal:6380/2?socket_timeout=0.5&socket_connect_timeout=3")
+        #expect(endpoint.commandTimeout == .milliseconds(500))
+        #expect(endpoint.connectTimeout == .seconds(3))
+        #expect(endpoint.database == 2)
+        #expect(endpoint.description == "redis://u:***@cache.internal:6380/2?socket_connect_timeout=3&socket_timeout=0.5")
+        let again = try RedisEndpoint(url: endpoint.secretURL)
+        #expect(again.commandTimeout == .milliseconds(500) && again.connectTimeout == .seconds(3) && again.password == "secret")
+        #expect(try RedisEndpoint(url: "redis://host?timeout=1").commandTimeout == .seconds(1))
+        let socket = try RedisEndpoint(url: "unix:///run/redis.sock?db=3&timeout=2")
+        #expect(socket.database == 3 && socket.commandTimeout == .seconds(2))
+        #expect(socket.description == "unix:///run/redis.sock?db=3&socket_timeout=2")
+        let plain = try RedisEndpoint(url: "redis://host")
+        #expect(plain.connectTimeout == RedisEndpoint.defaultConnectTimeout && plain.commandTimeout == RedisEndpoint.defaultCommandTimeout)
+        #expect(plain.description == "redis://host:6379", "defaults are not written out")
     }
 
     /// The password in every place an endpoint or its errors are shown.
