@@ -29,20 +29,21 @@ package final class RedisAdmin: Sendable {
     }
 
     /// `INFO memory`'s `maxmemory_policy`: what the server drops when it is full.
-    package func maxmemoryPolicy() throws(CountdownError) -> String {
-        let info = try call(["INFO", "memory"]).text ?? ""
-        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("maxmemory_policy:") }) else {
-            throw .unavailable(.protocol, "no maxmemory_policy in INFO memory")
-        }
-        return String(line.dropFirst("maxmemory_policy:".count))
-    }
+    package func maxmemoryPolicy() throws(CountdownError) -> String { try memoryField("maxmemory_policy") }
 
     /// `INFO memory`'s `used_memory`, in bytes.
     package func usedMemory() throws(CountdownError) -> Int {
-        let info = try call(["INFO", "memory"]).text ?? ""
-        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("used_memory:") }),
-              let bytes = Int(line.dropFirst("used_memory:".count)) else { throw .unavailable(.protocol, "no used_memory in INFO memory") }
+        guard let bytes = Int(try memoryField("used_memory")) else { throw .unavailable(.protocol, "used_memory in INFO memory is not a number") }
         return bytes
+    }
+
+    /// The value of `name` in `INFO memory`.
+    private func memoryField(_ name: String) throws(CountdownError) -> String {
+        let info = try call(["INFO", "memory"]).text ?? ""
+        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("\(name):") }) else {
+            throw .unavailable(.protocol, "no \(name) in INFO memory")
+        }
+        return String(line.dropFirst(name.count + 1))
     }
 
     /// How many times the server ran `command` (lower case: `evalsha`) and the microseconds it

@@ -95,11 +95,9 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     /// How many starts one script makes at most (``ZSetScripts/start``). What every call pays on
     /// redis-server (the script's call, its clock and record, the wake-up's look) is shared by the
-    /// starts of one script: callgrind, instructions per start, a start of its own 125 000 (153 000
-    /// before the hash was made lean), one of 64 in a script 40 000; an answer of 64 stays small.
-    /// The permission checks every script makes first (``RedisScript``) cost a start of its own
-    /// 27 000 more and one of 64 in a script 400 (measured with each request's parsing: 138 700 →
-    /// 165 400, and 41 000 → 41 400).
+    /// starts of one script: callgrind, instructions per start with its request's parsing, a start
+    /// of its own 165 400 (138 700 before every script checked its commands, ``RedisScript``),
+    /// one of 64 in a script 41 400 (41 000); an answer of 64 stays small.
     static let startsPerScript = 64
 
     func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>] {
@@ -253,8 +251,7 @@ final class ZSetEngine: ScriptedFleetEngine {
         let observation = answer.observation(
             key: routed.key, token: token, requested: requested, observer: observer, receivedAt: received)
         guard watch.observe(observation) else { throw .shutDown }
-        // An attach too: the countdown may have been put right by it, due at once (its claim
-        // is this member's: the wake the script sends goes to the others).
+        // An attach too: one put right by it may be due now (the script wakes only the others).
         if let deadline = answer.localDeadline(receivedAt: received) {
             claimers[routed.shard].claim(at: deadline)
         }
@@ -274,7 +271,6 @@ final class ZSetEngine: ScriptedFleetEngine {
     }
 
     // MARK: Calls to Redis
-
     func resumed(key: String, dueAt deadline: Int64) { claimers[shards.index(of: key)].claim(at: deadline) }
 
     func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply {
