@@ -36,7 +36,9 @@ package final class LocalRedisServer: Sendable {
         try self.init(directory: directory, port: nil, extraSettings: extraSettings)
     }
 
-    private init(directory: URL, port: Int?, extraSettings: [String]) throws(StartError) {
+    /// On `port`, or a free one when nil (tried five times). Package-visible so that a test can
+    /// aim it at a port another server holds.
+    package init(directory: URL, port: Int?, extraSettings: [String]) throws(StartError) {
         guard let executable = Self.findExecutable() else {
             throw StartError(description: "redis-server is not installed (Debian: apt-get install redis-server; macOS: brew install redis)")
         }
@@ -48,17 +50,20 @@ package final class LocalRedisServer: Sendable {
                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "redis.log",
                 "--notify-keyspace-events", "Ex",
             ] + extraSettings
+            let log = directory.appendingPathComponent("redis.log")
+            let logStart = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int) ?? 0
             let process = try Self.spawn(executable, settings)
             Self.record(process.id)
             let endpoint = RedisEndpoint(host: "127.0.0.1", port: chosen)
-            if Self.waitUntilReady(endpoint, process: process) {
+            if Self.waitUntilReady(endpoint, process: process, log: log, from: logStart) {
                 self.endpoint = endpoint
                 self.directory = directory
                 self.process = process
                 self.extraSettings = extraSettings
                 return
             }
-            lastError = "redis-server on port \(chosen) did not answer PING within 5 s (see \(directory.path)/redis.log)"
+            lastError = Self.lastWarning(in: log, from: logStart).map { "redis-server on port \(chosen) did not start: \($0)" }
+                ?? "redis-server on port \(chosen) did not answer PING within 5 s (see \(log.path))"
             process.stop(signal: SIGKILL)
         }
         throw StartError(description: lastError)
@@ -165,8 +170,17 @@ package final class LocalRedisServer: Sendable {
         return nil
     }
 
-    /// A port the kernel hands out for a socket bound to port 0, closed again at once.
+    /// A port the kernel hands out for a socket bound to port 0, closed again at once; below
+    /// 55 536, so that a cluster node's bus port (port + 10 000) exists too.
     private static func freePort() -> Int {
+        for _ in 0..<20 {
+            let port = anyFreePort()
+            if port < 55_536 { return port }
+        }
+        return anyFreePort()
+    }
+
+    private static func anyFreePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -183,20 +197,44 @@ package final class LocalRedisServer: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func waitUntilReady(_ endpoint: RedisEndpoint, process: ChildProcess) -> Bool {
+    /// Ready when *our* process has said so in its own log and then answers. A PING alone is
+    /// not enough: a free port may be taken by another server between our choosing it and
+    /// ours binding it (two tests' servers, or a cluster node's bus port at port + 10 000);
+    /// ours then exits, and the other one answered our PING (seen in CI: a test's users got
+    /// WRONGPASS from another test's server).
+    private static func waitUntilReady(_ endpoint: RedisEndpoint, process: ChildProcess, log: URL, from start: Int) -> Bool {
         for _ in 0..<250 {
             guard process.isRunning else { return false }
-            // Up: it answers PONG (the connection's own PING), or asks for the password it was
-            // started with.
-            do {
-                _ = try RedisConnection(endpoint, timeout: .milliseconds(200))
-                return true
-            } catch .server(let text) where text.hasPrefix("NOAUTH") {
-                return true
-            } catch {}
+            if logText(log, from: start).contains("eady to accept connections") {
+                // Up: it answers PONG (the connection's own PING), or asks for the password it
+                // was started with.
+                do {
+                    _ = try RedisConnection(endpoint, timeout: .milliseconds(200))
+                    return process.isRunning
+                } catch .server(let text) where text.hasPrefix("NOAUTH") {
+                    return process.isRunning
+                } catch {}
+            }
             usleep(20_000)
         }
         return false
+    }
+
+    /// The log written since `start` (an earlier run's lines, before a restart, are not this one's).
+    private static func logText(_ log: URL, from start: Int) -> String {
+        guard let data = FileManager.default.contents(atPath: log.path), data.count > start else { return "" }
+        return String(decoding: data[start...], as: UTF8.self)
+    }
+
+    /// The last two warnings (`#` lines) the server wrote since `start`, without their prefix
+    /// or the machine's advice (`WARNING Memory overcommit …`): why it exited, as
+    /// "Could not create server TCP listening socket …: Address already in use; Failed listening
+    /// on port …, aborting."
+    private static func lastWarning(in log: URL, from start: Int) -> String? {
+        let warnings = logText(log, from: start).split(separator: "\n").compactMap { line in
+            line.range(of: " # ").map { String(line[$0.upperBound...]) }
+        }.filter { !$0.hasPrefix("WARNING ") }
+        return warnings.isEmpty ? nil : warnings.suffix(2).joined(separator: "; ")
     }
 }
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
