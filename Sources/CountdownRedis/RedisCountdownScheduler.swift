@@ -143,6 +143,10 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     /// `CountdownError/unavailable(_:_:)` when Redis cannot answer.
     public var throwing: RedisCountdownCalls { RedisCountdownCalls(engine: engine) }
 
+    /// Every call for tasks: they suspend while Redis answers, where these block
+    /// (``RedisCountdownAsyncCalls``). What a server's request handlers call.
+    public var async: RedisCountdownAsyncCalls { RedisCountdownAsyncCalls(engine: engine) }
+
     /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.
     public var unavailableCalls: Int { engine.unavailableCalls.load(ordering: .relaxed) }
 
@@ -164,7 +168,7 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public func start(key: String, duration: Duration, observer: @escaping CountdownObserver)
         throws(CountdownError) -> CountdownStart
     {
-        try engine.start(key: key, duration: duration, observer: FleetObserver(observer))
+        try engine.start(key: key, duration: duration, observer: FleetObserver(observer)).wait()
     }
 
     /// Starts every countdown of `batch` in one round trip (a pipeline): what a server filling windows in
@@ -173,12 +177,12 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     public func start(
         _ batch: [(key: String, duration: Duration, observer: CountdownObserver)]
     ) -> [Result<CountdownStart, CountdownError>] {
-        engine.startMany(batch.map { ($0.key, $0.duration, FleetObserver($0.observer)) })
+        engine.startMany(batch.map { ($0.key, $0.duration, FleetObserver($0.observer)) }).wait()
     }
 
     @discardableResult
     public func attach(key: String, observer: @escaping CountdownObserver) -> Duration? {
-        counted(nil) { () throws(CountdownError) in try engine.attach(key: key, observer: FleetObserver(observer)) }
+        counted(nil) { () throws(CountdownError) in try engine.attach(key: key, observer: FleetObserver(observer)).wait() }
     }
 
     public func events(key: String) -> AsyncStream<CountdownEvent> {
@@ -191,24 +195,24 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     }
 
     @discardableResult public func cancel(key: String) -> Bool {
-        counted(false) { () throws(CountdownError) in try engine.cancel(key: key) }
+        counted(false) { () throws(CountdownError) in try engine.cancel(key: key).wait() }
     }
 
     @discardableResult public func pause(key: String) -> Bool {
-        counted(false) { () throws(CountdownError) in try engine.pause(key: key) }
+        counted(false) { () throws(CountdownError) in try engine.pause(key: key).wait() }
     }
 
     @discardableResult public func resume(key: String) -> Bool {
-        counted(false) { () throws(CountdownError) in try engine.resume(key: key) }
+        counted(false) { () throws(CountdownError) in try engine.resume(key: key).wait() }
     }
 
     public func remaining(key: String) -> Duration? {
-        counted(nil) { () throws(CountdownError) in try engine.remaining(key: key) }
+        counted(nil) { () throws(CountdownError) in try engine.remaining(key: key).wait() }
     }
 
-    public var activeKeys: [String] { counted([]) { () throws(CountdownError) in try engine.activeKeys() } }
+    public var activeKeys: [String] { counted([]) { () throws(CountdownError) in try engine.activeKeys().wait() } }
 
-    public var activeCount: Int { counted(0) { () throws(CountdownError) in try engine.activeCount() } }
+    public var activeCount: Int { counted(0) { () throws(CountdownError) in try engine.activeCount().wait() } }
 
     /// Nothing to do: the deadline is the server's, and a frozen member loses no time.
     public func enteredBackground() {}

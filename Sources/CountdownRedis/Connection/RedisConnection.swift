@@ -149,6 +149,17 @@ final class RedisConnection {
         return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
     }
 
+    /// A reply already received and buffered, or nil (without reading from the socket): what a
+    /// pipelined reader takes after the reply it waited for, before it waits again.
+    func buffered() throws(RedisFailure) -> RedisReply? {
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(context, &raw) == REDIS_OK else { throw failure(context) }
+        guard let raw else { return nil }
+        defer { freeReplyObject(raw) }
+        return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
     /// A failed call leaves the connection unusable: it is closed, and the error says why.
     private func failure(_ context: UnsafeMutablePointer<redisContext>, errno number: Int32 = errno) -> RedisFailure {
         let failure = Self.failure(context, errno: number, endpoint: endpoint)

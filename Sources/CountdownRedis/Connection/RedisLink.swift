@@ -6,7 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// One connection to Redis shared by its callers, one call at a time, made again when it broke.
+/// One connection to Redis, one call at a time, made again when it broke: a member's own
+/// threads' (the claimer, the inbox reader), whose blocking calls wait on no caller, and
+/// `init`'s checks. The callers' calls go through a ``RedisPipe``, many at once.
 ///
 /// Every call is safe to send twice, so a call whose connection broke, was closed or timed out
 /// before its answer was read is sent again on a new connection, with backoff, for as long as

@@ -3,9 +3,10 @@ import Countdown
 import Foundation
 import Synchronization
 
-/// What a Redis strategy's engine does for ``RedisCountdownScheduler``: every call throws
-/// `CountdownError` (`CountdownError/unavailable(_:_:)` when Redis cannot answer); the
-/// observers' side is the ``LocalWatch`` each engine keeps.
+/// What a Redis strategy's engine does for ``RedisCountdownScheduler``: every call is a
+/// ``FleetCall``, run by a task or waited for by a thread, which throws `CountdownError`
+/// (`CountdownError/unavailable(_:_:)` when Redis cannot answer); the observers' side is the
+/// ``LocalWatch`` each engine keeps.
 protocol FleetEngine: Sendable {
     var settings: SchedulerSettings { get }
     var watch: LocalWatch { get }
@@ -14,15 +15,17 @@ protocol FleetEngine: Sendable {
     /// What the member's own threads met when Redis refused or failed them.
     var background: BackgroundFailures { get }
 
-    func start(key: String, duration: Duration, observer: FleetObserver) throws(CountdownError) -> CountdownStart
-    func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>]
-    func attach(key: String, observer: FleetObserver) throws(CountdownError) -> Duration?
-    func cancel(key: String) throws(CountdownError) -> Bool
-    func pause(key: String) throws(CountdownError) -> Bool
-    func resume(key: String) throws(CountdownError) -> Bool
-    func remaining(key: String) throws(CountdownError) -> Duration?
-    func activeKeys() throws(CountdownError) -> [String]
-    func activeCount() throws(CountdownError) -> Int
+    func start(key: String, duration: Duration, observer: FleetObserver) -> FleetCall<CountdownStart>
+    /// A batch's starts, as calls run a few at a time (``FleetCall/waitAll(_:window:)``): each
+    /// answers for the starts at `indices`; a start refused before any call is in `refused`.
+    func startMany(_ batch: [(String, Duration, FleetObserver)]) -> FleetBatch
+    func attach(key: String, observer: FleetObserver) -> FleetCall<Duration?>
+    func cancel(key: String) -> FleetCall<Bool>
+    func pause(key: String) -> FleetCall<Bool>
+    func resume(key: String) -> FleetCall<Bool>
+    func remaining(key: String) -> FleetCall<Duration?>
+    func activeKeys() -> FleetCall<[String]>
+    func activeCount() -> FleetCall<Int>
     func shutdown()
 }
 

@@ -37,6 +37,9 @@ enum KeyspaceScripts {
     /// arg: owner token, key, duration µs, attach only (1/0).
     /// Answers {now, 0 started | 1 attached | 3 nothing, generation, duration, 'r'/'p',
     /// deadline, remaining, attach serial, change}.
+    /// The scripts the callers' pipe runs, loaded when it is made.
+    static var callers: [RedisScript] { [start, cancel, pause, resume, remaining] }
+
     static let start = RedisScript.recorded(
         "keyspace-start", expiry: .refreshedByEachCall, uses: [.init("SET", K.countdown), .init("PUBLISH", K.channel), .init("INCR", K.serial)], body: """
         local owner, key = arg[1], arg[2]

@@ -9,8 +9,8 @@ import Synchronization
 /// observers hear. A call goes to its key's shard (``ZSetShards``); each shard has a claimer and
 /// an inbox reader of its own, each a thread with its own connection, so that a blocking pop or
 /// a claim never waits behind a caller, and no caller behind them. The callers share one
-/// connection per shard, one call at a time; on a Redis Cluster each connection follows its
-/// shard's slot to the node that holds it (``ClusterRedirect``).
+/// pipelined connection per shard (``RedisPipe``), many calls at once; on a Redis Cluster each
+/// connection follows its shard's slot to the node that holds it (``ClusterRedirect``).
 final class ZSetEngine: ScriptedFleetEngine {
     let settings: SchedulerSettings
     let watch: LocalWatch
@@ -19,7 +19,7 @@ final class ZSetEngine: ScriptedFleetEngine {
     /// The namespace's hash tags: every key of one shard on one cluster slot.
     private let shards: ZSetShards
     /// The callers' connection to each shard.
-    private let calls: [RedisLink]
+    private let calls: [RedisPipe]
     private let claimers: [ZSetClaimer]
     private let inboxes: [InboxReader]
     /// What each shard takes of the capacity (nil: no limit).
@@ -45,12 +45,14 @@ final class ZSetEngine: ScriptedFleetEngine {
         self.watch = watch
         let clock = ServerClock()
         self.clock = clock
-        var calls: [RedisLink] = [], claimers: [ZSetClaimer] = [], inboxes: [InboxReader] = []
+        var calls: [RedisPipe] = [], claimers: [ZSetClaimer] = [], inboxes: [InboxReader] = []
         let background = BackgroundFailures()
         self.background = background
         do {
             for prefix in layout.prefixes {
-                calls.append(try RedisLink(endpoint, client: "\(member):calls", defects: defects))
+                calls.append(try RedisPipe(
+                    endpoint, client: "\(member):calls", name: layout.count > 1 ? "cd-redis-calls\(calls.count)" : "cd-redis-calls",
+                    preload: ZSetScripts.callers, defects: defects))
                 // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
                 let claims = try RedisLink(
                     endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
@@ -74,6 +76,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                     stopped: { watch.isStopped }, failed: { background.record($0, in: "the inbox reader's \($1)") }, defects: defects))
             }
         } catch {
+            for pipe in calls { pipe.stop() }
             throw error.countdownError
         }
         self.calls = calls
@@ -88,9 +91,13 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     // MARK: Calls
 
-    func start(key: String, duration: Duration, observer: FleetObserver) throws(CountdownError) -> CountdownStart {
-        try settings.validate(key: key, duration: duration)
-        return try startOne(key, micros: Self.micros(duration), requested: duration, observer: observer, attachOnly: false)
+    func start(key: String, duration: Duration, observer: FleetObserver) -> FleetCall<CountdownStart> {
+        do throws(CountdownError) {
+            try settings.validate(key: key, duration: duration)
+        } catch {
+            return .answered(.failure(error))
+        }
+        return startOne(key, micros: Self.micros(duration), requested: duration, observer: observer, attachOnly: false)
     }
 
     /// How many starts one script makes at most (``ZSetScripts/start``). What every call pays on
@@ -100,85 +107,66 @@ final class ZSetEngine: ScriptedFleetEngine {
     /// one of 64 in a script 41 400 (41 000); an answer of 64 stays small.
     static let startsPerScript = 64
 
-    func startMany(_ batch: [(String, Duration, FleetObserver)]) -> [Result<CountdownStart, CountdownError>] {
-        var results = [Result<CountdownStart, CountdownError>?](repeating: nil, count: batch.count)
-        // Each shard's starts in scripts of many starts each, pipelined on its connection; a
-        // script that fails fails its own starts.
-        var sent = [[(index: Int, token: String, routed: Routed, micros: Int64)]](repeating: [], count: shards.count)
+    func startMany(_ batch: [(String, Duration, FleetObserver)]) -> FleetBatch {
+        var decided = FleetBatch(count: batch.count)
+        // Each shard's starts in scripts of many starts each; a script that fails fails its own starts.
+        typealias Start = (index: Int, token: String, routed: Routed, micros: Int64)
+        var sent = [[Start]](repeating: [], count: shards.count)
         for (index, (key, duration, _)) in batch.enumerated() {
             do throws(CountdownError) {
                 try settings.validate(key: key, duration: duration)
-                let token = try expect()
                 let routed = route(key)
-                sent[routed.shard].append((index, token, routed, Self.micros(duration)))
+                sent[routed.shard].append((index, try expect(), routed, Self.micros(duration)))
             } catch {
-                results[index] = .failure(error)
+                decided.refused.append((index, .failure(error)))
             }
         }
-        func fail(_ script: ArraySlice<(index: Int, token: String, routed: Routed, micros: Int64)>, _ error: CountdownError) {
-            for (index, token, _, _) in script {
-                watch.abandon(token)
-                results[index] = .failure(error)
-            }
-        }
-        for (shard, starts) in sent.enumerated() where !starts.isEmpty {
-            let scripts = stride(from: 0, to: starts.count, by: Self.startsPerScript).map {
-                starts[$0..<min($0 + Self.startsPerScript, starts.count)]
-            }
-            // Two scripts in flight: this member works on one's answers while the server runs
-            // the next. A script whose answer never came fails its own starts.
-            var answered = 0
-            let arguments = scripts.map { script in
-                fixed(shard, attachOnly: false) + script.flatMap { [$0.token, $0.routed.key, String($0.micros)] }
-            }
-            do {
-                try calls[shard].runStreaming(ZSetScripts.start, keys: [shards.prefixes[shard]], arguments: arguments, window: 2) {
-                    number, reply in
-                    answered = number + 1
-                    let script = scripts[number]
+        for (shard, starts) in sent.enumerated() {
+            for first in stride(from: 0, to: starts.count, by: Self.startsPerScript) {
+                let script = Array(starts[first..<min(first + Self.startsPerScript, starts.count)])
+                let arguments = fixed(shard, attachOnly: false) + script.flatMap { [$0.token, $0.routed.key, String($0.micros)] }
+                let request = RedisPipe.Request.script(ZSetScripts.start, keys: [shards.prefixes[shard]], arguments: arguments)
+                let call = FleetCall<FleetBatch.Answers>.send([(calls[shard], [request])], then: { [self] replies throws(CountdownError) in
+                    let answers: [StartAnswer]
                     do throws(CountdownError) {
-                        let answers = try StartAnswer.sequence(reply, requested: script.map(\.micros))
-                        for ((index, token, routed, _), answer) in zip(script, answers) {
-                            results[index] = Result { () throws(CountdownError) in
-                                try started(answer, routed, token: token, duration: batch[index].1, observer: batch[index].2)
-                            }
-                        }
+                        answers = try StartAnswer.sequence(replies[0], requested: script.map(\.micros))
                     } catch {
-                        fail(script, error)
+                        for start in script { watch.abandon(start.token) }
+                        throw error
                     }
-                }
-            } catch {
-                for script in scripts[answered...] { fail(script, error.countdownError) }
+                    return .done(zip(script, answers).map { start, answer in
+                        (start.index, Result { () throws(CountdownError) in
+                            try started(answer, start.routed, token: start.token, duration: batch[start.index].1, observer: batch[start.index].2)
+                        })
+                    })
+                }, failed: { [watch] _ in for start in script { watch.abandon(start.token) } })
+                decided.calls.append((call, script.map(\.index)))
             }
         }
-        return results.map { $0! }
+        return decided
     }
 
-    func attach(key: String, observer: FleetObserver) throws(CountdownError) -> Duration? {
-        guard !key.isEmpty else { return nil }
-        guard !watch.isStopped else { return nil }
-        guard case .attached(let remaining) = try startOne(key, micros: 1, requested: .zero, observer: observer, attachOnly: true)
-        else { return nil }
-        return remaining
-    }
-
-    func activeKeys() throws(CountdownError) -> [String] {
-        guard !watch.isStopped else { return [] }
-        var keys: [String] = []
-        for (shard, prefix) in shards.prefixes.enumerated() {
-            let replies = try pipeline(shard, [["ZRANGE", "\(prefix):d", "0", "-1"], ["SMEMBERS", "\(prefix):p"]])
-            keys += replies.flatMap { $0.elements.compactMap(\.text) }
+    func attach(key: String, observer: FleetObserver) -> FleetCall<Duration?> {
+        guard !key.isEmpty, !watch.isStopped else { return .done(nil) }
+        return startOne(key, micros: 1, requested: .zero, observer: observer, attachOnly: true).map { start in
+            if case .attached(let remaining) = start { remaining } else { nil }
         }
-        return keys
     }
 
-    func activeCount() throws(CountdownError) -> Int {
-        guard !watch.isStopped else { return 0 }
-        var count = 0
-        for (shard, prefix) in shards.prefixes.enumerated() {
-            count += try pipeline(shard, [["ZCARD", "\(prefix):d"], ["SCARD", "\(prefix):p"]]).reduce(0) { $0 + Int($1.int ?? 0) }
+    func activeKeys() -> FleetCall<[String]> {
+        guard !watch.isStopped else { return .done([]) }
+        let parts = zip(calls, shards.prefixes).map { pipe, prefix in
+            (pipe, [RedisPipe.Request.command(["ZRANGE", "\(prefix):d", "0", "-1"]), .command(["SMEMBERS", "\(prefix):p"])])
         }
-        return count
+        return .send(parts, then: { replies in .done(replies.flatMap { $0.elements.compactMap(\.text) }) }, failed: { _ in })
+    }
+
+    func activeCount() -> FleetCall<Int> {
+        guard !watch.isStopped else { return .done(0) }
+        let parts = zip(calls, shards.prefixes).map { pipe, prefix in
+            (pipe, [RedisPipe.Request.command(["ZCARD", "\(prefix):d"]), .command(["SCARD", "\(prefix):p"])])
+        }
+        return .send(parts, then: { replies in .done(replies.reduce(0) { $0 + Int($1.int ?? 0) }) }, failed: { _ in })
     }
 
     func shutdown() {
@@ -187,7 +175,10 @@ final class ZSetEngine: ScriptedFleetEngine {
         for claimer in claimers { claimer.stop() }
         // Wakes the inbox readers' blocking moves, so that their threads end now rather than at
         // the moves' timeout.
-        for (link, prefix) in zip(calls, shards.prefixes) { _ = try? link.call(["RPUSH", "\(prefix):i:\(member)", "q"]) }
+        for (pipe, prefix) in zip(calls, shards.prefixes) {
+            _ = try? FleetCall<Bool>.send(pipe, [.command(["RPUSH", "\(prefix):i:\(member)", "q"])]) { _ in .done(true) }.wait()
+            pipe.stop()
+        }
     }
 
     // MARK: Answers
@@ -210,18 +201,26 @@ final class ZSetEngine: ScriptedFleetEngine {
     /// One start, or an attach (`attachOnly`: `.started` then means nothing was attached).
     private func startOne(
         _ key: String, micros: Int64, requested: Duration, observer: FleetObserver, attachOnly: Bool
-    ) throws(CountdownError) -> CountdownStart {
-        let token = try expect()
-        let routed = route(key)
-        let answer: StartAnswer
+    ) -> FleetCall<CountdownStart> {
+        let token: String
         do throws(CountdownError) {
-            let reply = try run(ZSetScripts.start, on: routed.shard, fixed(routed.shard, attachOnly: attachOnly) + [token, routed.key, String(micros)])
-            answer = try StartAnswer.sequence(reply, requested: [micros])[0]
+            token = try expect()
         } catch {
-            watch.abandon(token)
-            throw error
+            return .answered(.failure(error))
         }
-        return try started(answer, routed, token: token, duration: requested, observer: observer)
+        let routed = route(key)
+        let arguments = fixed(routed.shard, attachOnly: attachOnly) + [token, routed.key, String(micros)]
+        let request = RedisPipe.Request.script(ZSetScripts.start, keys: [shards.prefixes[routed.shard]], arguments: arguments)
+        return .send([(calls[routed.shard], [request])], then: { [self] replies throws(CountdownError) in
+            let answer: StartAnswer
+            do throws(CountdownError) {
+                answer = try StartAnswer.sequence(replies[0], requested: [micros])[0]
+            } catch {
+                watch.abandon(token)
+                throw error
+            }
+            return .done(try started(answer, routed, token: token, duration: requested, observer: observer))
+        }, failed: { [watch] _ in watch.abandon(token) })
     }
 
     /// The start script's arguments before its starts: capacity, shards, this shard, attach only.
@@ -273,28 +272,9 @@ final class ZSetEngine: ScriptedFleetEngine {
     // MARK: Calls to Redis
     func resumed(key: String, dueAt deadline: Int64) { claimers[shards.index(of: key)].claim(at: deadline) }
 
-    func run(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> RedisReply {
-        try run(script, on: shards.index(of: key), arguments)
-    }
-
-    private func run(_ script: RedisScript, on shard: Int, _ arguments: [String]) throws(CountdownError) -> RedisReply {
-        do {
-            return try calls[shard].run(script, keys: [shards.prefixes[shard]], arguments: arguments)
-        } catch {
-            throw error.countdownError
-        }
-    }
-
-    /// Commands that read, on one shard's connection (one round trip): their replies, or the first error.
-    private func pipeline(_ shard: Int, _ commands: [[String]]) throws(CountdownError) -> [RedisReply] {
-        let replies: [RedisReply]
-        do {
-            replies = try calls[shard].pipeline(commands)
-        } catch {
-            throw error.countdownError
-        }
-        for case .error(let text) in replies { throw RedisFailure.server(text).countdownError }
-        return replies
+    func request(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> FleetCall<Bool>.Part {
+        let shard = shards.index(of: key)
+        return (calls[shard], [.script(script, keys: [shards.prefixes[shard]], arguments: arguments)])
     }
 }
 #endif

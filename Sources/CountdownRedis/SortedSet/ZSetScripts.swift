@@ -97,6 +97,9 @@ enum ZSetScripts {
     /// 'r'/'p' deadline remaining attach-serial change` (attached: the serial orders the
     /// observers of one countdown as the server saw them attach, the starter's 0), `2` (over
     /// capacity) or `3` (nothing to attach) (``StartAnswer/sequence(_:requested:)``).
+    /// The scripts the callers' pipes run, loaded when each pipe is made.
+    static var callers: [RedisScript] { [start, cancel, pause, resume, remaining] }
+
     static let start = RedisScript.recorded("start", uses: [
         .init("HMGET", K.hash), .init("SISMEMBER", K.paused), .init("ZSCORE", K.deadlines), .init("HSET", K.hash),
         .init("SADD", K.paused), .init("RPUSH", K.inbox), .init("PEXPIRE", K.inbox), .init("INCRBY", K.serial),

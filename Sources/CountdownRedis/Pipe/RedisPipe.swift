@@ -1,0 +1,242 @@
+#if Redis
+import CountdownSupport
+import Dispatch
+import Foundation
+
+/// One connection to Redis shared by every caller at once: what callers submit while earlier
+/// requests are on their way goes out together in the next write (auto-pipelining, as Lettuce
+/// and ioredis do), and the answers come back in order. Its own thread (``PipeLoop``) writes,
+/// reads and sends again; callers only queue a request and wait for its ``PipeTicket``: a task
+/// suspends, a thread blocks, and no thread of the cooperative pool ever waits on the network.
+///
+/// In flight is bounded: at most `bound` requests submitted and not yet answered. Past it, a
+/// caller waits (a task suspends, a thread blocks) before its request is queued, so the queue
+/// never grows past the bound. For recorded scripts the bound is a quarter of the ring
+/// (``CallRecord``), so that a record is reused only long after its call was answered.
+///
+/// A connection that breaks, times out or is redirected (`MOVED`), or a transient error
+/// (`LOADING`, `BUSY`, `TRYAGAIN`, `CLUSTERDOWN`, `ASK`), sends again, on a new connection,
+/// every request not yet answered, in order, each with the arguments it first had (a recorded
+/// script its serial): each is answered as the first time. A request that cannot be answered
+/// within `patience` of its submission fails with the last failure.
+final class RedisPipe: Sendable {
+    /// One request: a command, or a script run by its digest (by its source after `NOSCRIPT`).
+    struct Request: Sendable {
+        enum Body: Sendable {
+            case command([String])
+            case script(RedisScript, keys: [String], arguments: [String])
+        }
+        let body: Body
+
+        static func command(_ arguments: [String]) -> Request { Request(body: .command(arguments)) }
+        static func script(_ script: RedisScript, keys: [String], arguments: [String]) -> Request {
+            Request(body: .script(script, keys: keys, arguments: arguments))
+        }
+    }
+
+    /// A request queued, with where its answer goes.
+    struct Entry: Sendable {
+        var request: Request
+        let ticket: PipeTicket
+        let index: Int
+        /// Monotonic nanoseconds when it was submitted: its patience runs from there.
+        let submitted: UInt64
+        /// Sent as `EVAL` with its source: the server answered `NOSCRIPT` to its digest.
+        var bySource = false
+        /// How many `MOVED` it followed.
+        var redirects = 0
+    }
+
+    private enum Waiter {
+        case task(CheckedContinuation<Void, Never>)
+        case thread(DispatchSemaphore)
+    }
+
+    private struct Shared {
+        var queue: [Entry] = []
+        var free: Int
+        var waiting: [(count: Int, waiter: Waiter)] = []
+        var nextSerial: Int64 = 1
+        var idle = false
+        var stopped = false
+    }
+
+    let endpoint: RedisEndpoint
+    /// The name this pipe's recorded calls are kept under: `<member>:<role>`.
+    let client: String
+    /// How many answers the server keeps for this client (``CallRecord``).
+    let ring: Int
+    /// The most requests submitted and not yet answered.
+    let bound: Int
+    let patience: Duration
+    private let shared: Locked<Shared>
+    private let wake = DispatchSemaphore(value: 0)
+    private let newSerialOnResend: Bool
+
+    /// Connects at once (on the calling thread), so that an unreachable server is an error of
+    /// the caller's `init`; then starts the pipe's thread, named `name`.
+    init(
+        _ endpoint: RedisEndpoint, client: String, name: String, ring: Int = 1024, patience: Duration = .seconds(1),
+        preload scripts: [RedisScript] = [], defects: FleetDefects = []
+    ) throws(RedisFailure) {
+        self.endpoint = endpoint
+        self.client = client
+        self.ring = max(ring, 4)
+        bound = self.ring / 4
+        self.patience = patience
+        newSerialOnResend = defects.contains(.newSerialOnResend)
+        shared = Locked(Shared(free: self.ring / 4))
+        let connection = try RedisConnection(endpoint)
+        var digests: [String: String] = [:]
+        for script in scripts {
+            guard case .string(let digest) = try connection.call(["SCRIPT", "LOAD", script.source]) else {
+                throw .server("SCRIPT LOAD \(script.name) was refused")
+            }
+            digests[script.name] = digest
+        }
+        // Handed over: from here on the pipe's thread is the connection's only user.
+        nonisolated(unsafe) let handed = connection
+        Thread { [self, digests] in
+            nameCurrentThread(name)
+            PipeLoop(pipe: self, connection: handed, digests: digests).run()
+        }.start()
+    }
+
+    /// How many requests are submitted and not yet answered (never more than ``bound``).
+    var inFlight: Int { bound - shared.withLock { $0.free } }
+
+    /// How many callers wait for a place in flight.
+    var waitingCallers: Int { shared.withLock { $0.waiting.count } }
+
+    // MARK: Submitting
+
+    /// Queues `requests` together (adjacent on the wire), suspending while the bound is reached.
+    func submit(_ requests: [Request]) async -> PipeTicket {
+        let count = min(requests.count, bound)
+        let admitted = shared.withLock { s -> Bool in
+            guard s.waiting.isEmpty, s.free >= count else { return false }
+            s.free -= count
+            return true
+        }
+        if !admitted {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if !enlist(count, .task(continuation)) { continuation.resume() }
+            }
+        }
+        return enqueue(requests)
+    }
+
+    /// Queues `requests` together, blocking the calling thread while the bound is reached.
+    func submitWaiting(_ requests: [Request]) -> PipeTicket {
+        let count = min(requests.count, bound)
+        let semaphore = DispatchSemaphore(value: 0)
+        if enlist(count, .thread(semaphore)) { semaphore.wait() }
+        return enqueue(requests)
+    }
+
+    /// Takes `count` places now (false), or puts the caller in line for them (true).
+    private func enlist(_ count: Int, _ waiter: Waiter) -> Bool {
+        shared.withLock { s -> Bool in
+            if s.waiting.isEmpty, s.free >= count {
+                s.free -= count
+                return false
+            }
+            s.waiting.append((count, waiter))
+            return true
+        }
+    }
+
+    private func enqueue(_ requests: [Request]) -> PipeTicket {
+        precondition(requests.count <= bound, "more requests at once than may be in flight")
+        let ticket = PipeTicket(count: requests.count)
+        let now = SystemClocks.monotonic()
+        let (signal, stopped) = shared.withLock { s -> (Bool, Bool) in
+            guard !s.stopped else { return (false, true) }
+            for (index, request) in requests.enumerated() {
+                s.queue.append(Entry(request: numbered(request, &s.nextSerial), ticket: ticket, index: index, submitted: now))
+            }
+            let signal = s.idle
+            s.idle = false
+            return (signal, false)
+        }
+        if stopped {
+            for index in requests.indices { answer(index, of: ticket, .failure(.connection(.reset, "\(endpoint): closed (shut down)"))) }
+        } else if signal {
+            wake.signal()
+        }
+        return ticket
+    }
+
+    /// A recorded script with this pipe's client name, its serial and the ring's size.
+    private func numbered(_ request: Request, _ serial: inout Int64) -> Request {
+        guard case .script(let script, let keys, let arguments) = request.body, script.recorded else { return request }
+        defer { serial += 1 }
+        return .script(script, keys: keys, arguments: [client, String(serial), String(ring)] + arguments)
+    }
+
+    // MARK: The pipe's thread
+
+    /// Everything queued, or nil once stopped with nothing queued; waits while there is
+    /// nothing and `idle` says the thread has nothing else to do.
+    func take(idle: Bool) -> [Entry]? {
+        while true {
+            let taken = shared.withLock { s -> [Entry]?? in
+                if !s.queue.isEmpty {
+                    defer { s.queue.removeAll(keepingCapacity: true) }
+                    return s.queue
+                }
+                if s.stopped { return .some(nil) }
+                guard idle else { return [] }
+                s.idle = true
+                return nil
+            }
+            if let taken { return taken }
+            wake.wait()
+        }
+    }
+
+    /// A request's answer: its ticket is told, and its place in flight is given to whoever waits.
+    func answer(_ index: Int, of ticket: PipeTicket, _ result: Result<RedisReply, RedisFailure>) {
+        if ticket.answer(index, result) { ticket.complete() }
+        let admitted = shared.withLock { s -> [Waiter] in
+            s.free += 1
+            var admitted: [Waiter] = []
+            while let first = s.waiting.first, first.count <= s.free {
+                s.free -= first.count
+                admitted.append(s.waiting.removeFirst().waiter)
+            }
+            return admitted
+        }
+        for waiter in admitted {
+            switch waiter {
+            case .task(let continuation): continuation.resume()
+            case .thread(let semaphore): semaphore.signal()
+            }
+        }
+    }
+
+    /// A request sent again gets a new serial: a defect on purpose (``FleetDefects/newSerialOnResend``).
+    func renumberedOnResend(_ entry: Entry) -> Entry {
+        guard newSerialOnResend, case .script(let script, let keys, let arguments) = entry.request.body, script.recorded else {
+            return entry
+        }
+        var copy = entry
+        let serial = shared.withLock { s -> Int64 in
+            defer { s.nextSerial += 1 }
+            return s.nextSerial
+        }
+        copy.request = .script(script, keys: keys, arguments: [client, String(serial)] + arguments.dropFirst(2))
+        return copy
+    }
+
+    /// Ends the thread once every request queued has been answered; later ones fail at once.
+    func stop() {
+        let signal = shared.withLock { s -> Bool in
+            s.stopped = true
+            defer { s.idle = false }
+            return s.idle
+        }
+        if signal { wake.signal() }
+    }
+}
+#endif
