@@ -7,8 +7,8 @@ import Countdown
 /// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
 struct FleetCommand {
     static let usage = """
-        USAGE: countdown-bench fleet [--redis URL] [--counts N,…] [--idle N,…] [--quick]
-                                     [--output DIR] [--no-progress]
+        USAGE: countdown-bench fleet [--redis URL] [--parts P,…] [--counts N,…] [--idle N,…]
+                                     [--tasks C,…] [--quick] [--output DIR] [--no-progress]
 
         Measures the Redis strategies (a build with the Redis trait: swift build --traits Redis),
         each part on a redis-server of its own on a free loopback port, or on --redis's:
@@ -31,6 +31,10 @@ struct FleetCommand {
              (not with --redis): 100000 starts pipelined (10000 with --quick); starts a second,
              each master's CPU per start and share of the scripts, and what the cluster could
              start a second with a core per master.
+          5. redis(zset) called as servers call it: C tasks at once on Swift's cooperative pool
+             (default 1, 16, 256, 1024), 20000 requests (4000 with --quick), each a start then a
+             cancel, through the async calls and through the blocking ones: calls a second,
+             request p50/p99, and how late a task sleeping 5 ms at a time on the same pool woke.
 
         OPTIONS:
           --redis URL         Measure that server instead of starting our own (no redis-server CPU):
@@ -38,8 +42,10 @@ struct FleetCommand {
                               HOST:PORT. Without it, REDIS_URL when set. The password is shown
                               nowhere here, but every user of the machine sees a command's
                               arguments (ps): give a password through REDIS_URL.
+          --parts P,…         Which parts to run (default 1,2,3,4,5).
           --counts N,…        Countdowns of part 1 (default 100000,1000000).
           --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
+          --tasks C,…         Tasks at once of part 5 (default 1,16,256,1024).
           --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
           --output DIR        Also write DIR/fleet.json and DIR/fleet.txt (release builds only);
                               {machine} in DIR becomes this machine's folder name.
@@ -49,7 +55,9 @@ struct FleetCommand {
         redis-server, say), or redis(zset) broke a promise in part 3; 2 bad arguments.
         """
 
+    let parts: Set<Int>
     let counts: [Int]
+    let tasks: [Int]
     let idle: [Int]
     let quick: Bool
     let outputDirectory: String?
@@ -64,6 +72,9 @@ struct FleetCommand {
         quick = args.flag("--quick")
         redis = try args.value("--redis") ?? ProcessInfo.processInfo.environment["REDIS_URL"]
         counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
+        parts = Set(try Self.list(args.value("--parts"), option: "--parts") ?? [1, 2, 3, 4, 5])
+        guard parts.isSubset(of: 1...5) else { throw UsageError("--parts must name parts 1 to 5, not \(parts.sorted())") }
+        tasks = try Self.list(args.value("--tasks"), option: "--tasks") ?? (quick ? [1, 256] : [1, 16, 256, 1024])
         idle = try Self.list(args.value("--idle"), option: "--idle", allowingZero: true) ?? (quick ? [0, 10_000] : [0, 10_000, 100_000, 1_000_000])
         outputDirectory = try args.value("--output").map(Machine.expand)
         try args.finish()
@@ -95,21 +106,30 @@ struct FleetCommand {
         }
         let named = redis.flatMap { try? RedisEndpoint.parse($0) }
         var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], promises: [])
-        for count in counts {
+        for count in counts where parts.contains(1) {
             let server = try RedisUnderTest(named: named)
             document.redis = "Redis \(server.version()) on \(server.isOwn ? "a loopback redis-server of the benchmark's own" : server.endpoint.description)"
             document.scale.append(try FleetExperiments.scale(
                 count: count, duration: .seconds(3), tick: .seconds(1), calls: 2000, server: server, progress: progress))
         }
-        for idleKeys in idle {
+        for idleKeys in idle where parts.contains(2) {
             let server = try RedisUnderTest(named: named)
             document.expiry += try FleetExperiments.expiry(
                 idle: idleKeys, countdowns: 1000, wait: quick ? .seconds(10) : .seconds(30), server: server, progress: progress)
         }
-        // A real redis-server with an append-only file, fsynced every second, as a fleet runs one.
-        let server = try RedisUnderTest(named: named, settings: ["--appendonly", "yes", "--appendfsync", "everysec"])
-        document.promises = try FleetPromises.measure(sizes: quick ? .quick : .init(), server: server, progress: progress)
-        if named == nil {
+        if parts.contains(3) {
+            // A real redis-server with an append-only file, fsynced every second, as a fleet runs one.
+            let server = try RedisUnderTest(named: named, settings: ["--appendonly", "yes", "--appendfsync", "everysec"])
+            document.promises = try FleetPromises.measure(sizes: quick ? .quick : .init(), server: server, progress: progress)
+        }
+        if parts.contains(5) {
+            let server = try RedisUnderTest(named: named, settings: ["--appendonly", "yes", "--appendfsync", "everysec"])
+            if document.redis.isEmpty {
+                document.redis = "Redis \(server.version()) on \(server.isOwn ? "a loopback redis-server of the benchmark's own" : server.endpoint.description)"
+            }
+            document.servers = try FleetServers.measure(concurrency: tasks, requests: quick ? 4000 : 20_000, server: server, progress: progress)
+        }
+        if named == nil, parts.contains(4) {
             document.shards = try FleetShards.measure(count: quick ? 10_000 : 100_000, shards: [1, 2, 3], progress: progress)
         }
         let text = FleetReport(document: document).text

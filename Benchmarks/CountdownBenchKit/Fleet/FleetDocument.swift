@@ -16,6 +16,9 @@ struct FleetDocument: Codable, Sendable {
     /// `redis(zset)` over S shards on a Redis Cluster (``FleetShards``); nil in a document
     /// written before the shards were measured.
     var shards: [ShardRow]?
+    /// `redis(zset)` called by C tasks at once on the cooperative pool (``FleetServers``); nil in
+    /// a document written before servers were measured.
+    var servers: [ServerRow]?
 
     /// One run of `redis(zset)` at scale: N countdowns started pipelined over one tick.
     struct ScaleRow: Codable, Sendable, Equatable {
@@ -94,6 +97,24 @@ struct FleetDocument: Codable, Sendable {
             guard let busiest = redisCPUPerStartMicros.max(), busiest > 0 else { return nil }
             return 1_000_000 / busiest
         }
+    }
+
+    /// C tasks on the cooperative pool, each a run of requests (a start, then a cancel), through
+    /// the async calls or the blocking ones, beside a heartbeat task sleeping 5 ms at a time.
+    struct ServerRow: Codable, Sendable, Equatable {
+        /// `async` or `blocking`.
+        var api: String
+        var tasks: Int
+        var requests: Int
+        var seconds: Double
+        /// Two calls a request.
+        var callsPerSecond: Double
+        var requestP50Ms: Double?
+        var requestP99Ms: Double?
+        /// How many times the heartbeat woke, and how late after its 5 ms.
+        var heartbeats: Int
+        var heartbeatP99Ms: Double?
+        var heartbeatMaxMs: Double?
     }
 
     func encoded() throws -> String {
