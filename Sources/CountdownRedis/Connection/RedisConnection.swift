@@ -122,6 +122,15 @@ final class RedisConnection {
         guard status == REDIS_OK else { throw failure(context) }
     }
 
+    /// Queues commands already written in Redis' protocol (``RESPWriter``), as one piece.
+    func append(formatted bytes: [UInt8]) throws(RedisFailure) {
+        guard let context else { throw .connection(.reset, "\(endpoint): closed") }
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
+        }
+        guard status == REDIS_OK else { throw failure(context) }
+    }
+
     /// Writes what is queued now, without waiting for a reply, so that it reaches the server
     /// while the caller reads and works on earlier replies (a read writes only when it finds no
     /// reply already received). Call it inside ``withoutSIGPIPE``, as ``read()``.

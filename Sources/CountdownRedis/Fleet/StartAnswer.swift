@@ -88,6 +88,20 @@ struct StartAnswer {
         return answers
     }
 
+    /// The sorted set's answer to `count` starts as each start's own answer (its `now`, then its
+    /// fields), for starts that waited together and went as one script
+    /// (``PipeRequest/Merging``); nil when it is not such an answer.
+    static func split(_ reply: RedisReply, count: Int) -> [RedisReply]? {
+        PipeRequest.Merging.split(reply, count: count) { first in
+            switch first {
+            case 0: 3
+            case 1: 8
+            case 2, 3: 1
+            default: nil
+            }
+        }
+    }
+
     /// What the registry observes for this answer, received at `receivedAt` (monotonic): a
     /// start tells the duration asked for (`requested`), an attach what the server answered.
     func observation(key: String, token: String, requested: Duration, observer: FleetObserver, receivedAt: Int64)

@@ -7,22 +7,35 @@ import Darwin
 #endif
 
 /// The work of a ``RedisPipe``'s thread, and its state, which no other thread touches: the
-/// connection, where it goes (a cluster's `MOVED`), the scripts' digests and the requests on
-/// the wire. Each turn writes everything callers queued since the last one in one write, then
+/// connection, where it goes (a cluster's `MOVED`), the scripts' digests and the calls on the
+/// wire. Each turn writes everything callers queued since the last one in one write, then
 /// reads the answers that have come (at least one), so that what is queued while an answer is
 /// awaited goes out with the next write.
 final class PipeLoop {
+    /// One call on the wire: a request, or requests merged into one (``PipeRequest/Merging``).
+    /// Once made, a call stays as it is, sent again whole with its serial: its record answers
+    /// the same requests.
+    private struct Call {
+        var request: PipeRequest
+        var entries: [RedisPipe.Entry]
+        /// Sent as `EVAL` with its source: the server answered `NOSCRIPT` to its digest.
+        var bySource = false
+        /// How many `MOVED` it followed.
+        var redirects = 0
+    }
+
     private let pipe: RedisPipe
     private var connection: RedisConnection?
-    /// Where the requests go once a cluster said the slot lives there; nil: the endpoint.
+    /// Where the calls go once a cluster said the slot lives there; nil: the endpoint.
     private var node: RedisEndpoint?
     private var digests: [String: String]
-    /// Sent, in order, not yet answered.
-    private var onTheWire: [RedisPipe.Entry] = []
+    /// Sent, in order, not yet answered: `onTheWire[head...]`.
+    private var onTheWire: [Call] = []
     private var head = 0
     /// Taken from the queue (or to be sent again), not yet written.
-    private var toSend: [RedisPipe.Entry] = []
+    private var toSend: [Call] = []
     private var pause: UInt32 = 5_000
+    private var writer = RESPWriter()
 
     init(pipe: RedisPipe, connection: RedisConnection, digests: [String: String]) {
         self.pipe = pipe
@@ -38,7 +51,7 @@ final class PipeLoop {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         while true {
             guard let taken = pipe.take(idle: toSend.isEmpty && head == onTheWire.count) else { break }
-            toSend += taken
+            toSend += Self.calls(taken)
             do {
                 try send()
                 try read()
@@ -49,22 +62,40 @@ final class PipeLoop {
         connection = nil
     }
 
-    /// Writes every request not yet sent, in one write.
+    /// Requests taken together, as calls: those next to each other that merge, merged.
+    private static func calls(_ entries: [RedisPipe.Entry]) -> [Call] {
+        var calls: [Call] = []
+        for entry in entries {
+            if var last = calls.last, let merging = last.request.merging, last.entries.count < merging.most,
+               last.request.merges(with: entry.request) {
+                last.request = last.request.appending(entry.request)
+                last.entries.append(entry)
+                calls[calls.count - 1] = last
+            } else {
+                calls.append(Call(request: entry.request, entries: [entry]))
+            }
+        }
+        return calls
+    }
+
+    /// Writes every call not yet sent, in one write.
     private func send() throws(RedisFailure) {
         guard !toSend.isEmpty else { return }
         let c = try open()
-        for entry in toSend {
-            switch entry.request.body {
+        writer.removeAll()
+        for call in toSend {
+            switch call.request.body {
             case .command(let arguments):
-                try c.append(arguments)
+                writer.command(arguments)
             case .script(let script, let keys, let arguments):
-                if !entry.bySource, let digest = digests[script.name] {
-                    try c.append(["EVALSHA", digest, String(keys.count)] + keys + arguments)
+                if !call.bySource, let digest = digests[script.name] {
+                    writer.command(["EVALSHA", digest, String(keys.count)], keys, arguments)
                 } else {
-                    try c.append(["EVAL", script.source, String(keys.count)] + keys + arguments)
+                    writer.command(["EVAL", script.source, String(keys.count)], keys, arguments)
                 }
             }
         }
+        try c.append(formatted: writer.bytes)
         if head > 256, head * 2 > onTheWire.count {
             onTheWire.removeFirst(head)
             head = 0
@@ -77,17 +108,20 @@ final class PipeLoop {
     /// Reads one answer (waiting for it), then every other one already received.
     private func read() throws(RedisFailure) {
         guard head < onTheWire.count, let c = connection else { return }
+        // The places in flight of what was answered are given back once, after the lot.
+        var answered = 0
+        defer { pipe.release(answered) }
         var reply: RedisReply? = try c.read()
         while let answer = reply {
-            try received(answer)
+            answered += try received(answer)
             guard head < onTheWire.count else { return }
             reply = try c.buffered()
         }
     }
 
-    /// The answer to the oldest request on the wire.
-    private func received(_ reply: RedisReply) throws(RedisFailure) {
-        let entry = onTheWire[head]
+    /// The answer to the oldest call on the wire, handed to its requests: how many they were.
+    private func received(_ reply: RedisReply) throws(RedisFailure) -> Int {
+        let call = onTheWire[head]
         if case .error(let text) = reply {
             let failure = RedisFailure.server(text)
             if text.hasPrefix("NOSCRIPT") {
@@ -100,18 +134,30 @@ final class PipeLoop {
         }
         head += 1
         pause = 5_000
-        pipe.answer(entry.index, of: entry.ticket, .success(reply))
+        if call.entries.count == 1 {
+            call.entries[0].ticket.answer(call.entries[0].index, .success(reply))
+            return 1
+        }
+        let each: [RedisReply]? = if case .error = reply { nil } else { call.request.merging?.split(reply, call.entries.count) }
+        for (position, entry) in call.entries.enumerated() {
+            entry.ticket.answer(entry.index, .success(each?[position] ?? reply))
+        }
+        return call.entries.count
     }
 
-    /// Everything on the wire goes back, ahead of what was not sent yet, to be sent again on
-    /// a new connection; a request whose patience is spent fails with `failure`.
+    /// Every call on the wire goes back, ahead of what was not sent yet, to be sent again on
+    /// a new connection; one whose patience is spent fails with `failure`.
     private func failed(_ failure: RedisFailure) {
         connection = nil
         let redirect = ClusterRedirect(failure)
-        var again = Array(onTheWire[head...]).map(pipe.renumberedOnResend) + toSend
+        var again = onTheWire[head...].map { call in
+            var call = call
+            call.request = pipe.renumberedOnResend(call.request)
+            return call
+        } + toSend
         onTheWire.removeAll(keepingCapacity: true)
         head = 0
-        if let redirect, redirect.kind == .moved {
+        if let redirect, redirect.kind == .moved, !again.isEmpty {
             node = pipe.endpoint.at(redirect.address)
             again[0].redirects += 1
         } else if failure.isConnection {
@@ -123,11 +169,17 @@ final class PipeLoop {
         }
         let now = SystemClocks.monotonic()
         let limit = UInt64(pipe.patience.nanoseconds)
-        toSend = again.filter { entry in
-            let spent = now - entry.submitted >= limit || entry.redirects > 5 || !failure.isResendable
-            if spent { pipe.answer(entry.index, of: entry.ticket, .failure(failure)) }
+        var answered = 0
+        toSend = again.filter { call in
+            let first = call.entries.map(\.submitted).min() ?? now
+            let spent = now - first >= limit || call.redirects > 5 || !failure.isResendable
+            if spent {
+                for entry in call.entries { entry.ticket.answer(entry.index, .failure(failure)) }
+                answered += call.entries.count
+            }
             return !spent
         }
+        pipe.release(answered)
         // A redirect or a lost script cache is sent again at once; the rest wait a little longer each time.
         guard !toSend.isEmpty, failure.isConnection || failure.isTransient else { return }
         usleep(pause)

@@ -4,46 +4,42 @@ import Dispatch
 
 /// The answers to requests submitted together on a ``RedisPipe``, in their order: awaited by a
 /// task (it suspends; no thread waits) or by a thread (it blocks on a semaphore), the same
-/// machinery either way. Completed once, by the pipe's thread, when the last answer came.
+/// machinery either way. Filled by the pipe's thread; complete once the last answer came.
 final class PipeTicket: Sendable {
     typealias Answers = [Result<RedisReply, RedisFailure>]
 
-    private enum State {
-        case pending
-        case awaited(CheckedContinuation<Answers, Never>)
-        case waited(DispatchSemaphore)
-        case done(Answers)
+    private enum Waiter {
+        case task(CheckedContinuation<Answers, Never>)
+        case thread(DispatchSemaphore)
     }
 
-    private let state = Locked(State.pending)
-    /// Filled by the pipe's thread only, one answer per request, before ``complete()``.
-    private let answers: Locked<(filled: Int, slots: [Result<RedisReply, RedisFailure>?])>
+    private struct State {
+        var slots: [Result<RedisReply, RedisFailure>?]
+        var filled = 0
+        var waiter: Waiter?
+        var all: Answers? { filled == slots.count ? slots.map { $0! } : nil }
+    }
+
+    /// One lock for the answers and whoever waits: taken once per answer.
+    private let state: Locked<State>
 
     init(count: Int) {
-        answers = Locked((0, Array(repeating: nil, count: count)))
+        state = Locked(State(slots: Array(repeating: nil, count: count)))
     }
 
-    /// The answer to request `index`; true when it was the last one missing.
-    func answer(_ index: Int, _ result: Result<RedisReply, RedisFailure>) -> Bool {
-        answers.withLock { a in
-            if a.slots[index] == nil { a.filled += 1 }
-            a.slots[index] = result
-            return a.filled == a.slots.count
+    /// The answer to request `index`: once it is the last one missing, whoever waits is woken.
+    func answer(_ index: Int, _ result: Result<RedisReply, RedisFailure>) {
+        let woken = state.withLock { s -> (Waiter, Answers)? in
+            if s.slots[index] == nil { s.filled += 1 }
+            s.slots[index] = result
+            guard let waiter = s.waiter, let all = s.all else { return nil }
+            s.waiter = nil
+            return (waiter, all)
         }
-    }
-
-    /// Every answer is in: whoever waits is woken.
-    func complete() {
-        let all = answers.withLock { $0.slots.map { $0! } }
-        let waiter = state.withLock { s -> State in
-            let was = s
-            s = .done(all)
-            return was
-        }
-        switch waiter {
-        case .awaited(let continuation): continuation.resume(returning: all)
-        case .waited(let semaphore): semaphore.signal()
-        case .pending, .done: break
+        switch woken {
+        case (.task(let continuation), let all)?: continuation.resume(returning: all)
+        case (.thread(let semaphore), _)?: semaphore.signal()
+        case nil: break
         }
     }
 
@@ -52,8 +48,8 @@ final class PipeTicket: Sendable {
         get async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Answers, Never>) in
                 let ready = state.withLock { s -> Answers? in
-                    if case .done(let all) = s { return all }
-                    s = .awaited(continuation)
+                    if let all = s.all { return all }
+                    s.waiter = .task(continuation)
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
@@ -66,14 +62,14 @@ final class PipeTicket: Sendable {
     func wait() -> Answers {
         let semaphore = DispatchSemaphore(value: 0)
         let ready = state.withLock { s -> Answers? in
-            if case .done(let all) = s { return all }
-            s = .waited(semaphore)
+            if let all = s.all { return all }
+            s.waiter = .thread(semaphore)
             return nil
         }
         if let ready { return ready }
         semaphore.wait()
         return state.withLock { s -> Answers in
-            guard case .done(let all) = s else { preconditionFailure("a ticket woken before its answers") }
+            guard let all = s.all else { preconditionFailure("a ticket woken before its answers") }
             return all
         }
     }

@@ -20,19 +20,7 @@ import Foundation
 /// script its serial): each is answered as the first time. A request that cannot be answered
 /// within `patience` of its submission fails with the last failure.
 final class RedisPipe: Sendable {
-    /// One request: a command, or a script run by its digest (by its source after `NOSCRIPT`).
-    struct Request: Sendable {
-        enum Body: Sendable {
-            case command([String])
-            case script(RedisScript, keys: [String], arguments: [String])
-        }
-        let body: Body
-
-        static func command(_ arguments: [String]) -> Request { Request(body: .command(arguments)) }
-        static func script(_ script: RedisScript, keys: [String], arguments: [String]) -> Request {
-            Request(body: .script(script, keys: keys, arguments: arguments))
-        }
-    }
+    typealias Request = PipeRequest
 
     /// A request queued, with where its answer goes.
     struct Entry: Sendable {
@@ -41,10 +29,6 @@ final class RedisPipe: Sendable {
         let index: Int
         /// Monotonic nanoseconds when it was submitted: its patience runs from there.
         let submitted: UInt64
-        /// Sent as `EVAL` with its source: the server answered `NOSCRIPT` to its digest.
-        var bySource = false
-        /// How many `MOVED` it followed.
-        var redirects = 0
     }
 
     private enum Waiter {
@@ -160,7 +144,8 @@ final class RedisPipe: Sendable {
             return (signal, false)
         }
         if stopped {
-            for index in requests.indices { answer(index, of: ticket, .failure(.connection(.reset, "\(endpoint): closed (shut down)"))) }
+            for index in requests.indices { ticket.answer(index, .failure(.connection(.reset, "\(endpoint): closed (shut down)"))) }
+            release(requests.count)
         } else if signal {
             wake.signal()
         }
@@ -171,7 +156,7 @@ final class RedisPipe: Sendable {
     private func numbered(_ request: Request, _ serial: inout Int64) -> Request {
         guard case .script(let script, let keys, let arguments) = request.body, script.recorded else { return request }
         defer { serial += 1 }
-        return .script(script, keys: keys, arguments: [client, String(serial), String(ring)] + arguments)
+        return .script(script, keys: keys, arguments: [client, String(serial), String(ring)] + arguments, merging: request.merging)
     }
 
     // MARK: The pipe's thread
@@ -195,11 +180,11 @@ final class RedisPipe: Sendable {
         }
     }
 
-    /// A request's answer: its ticket is told, and its place in flight is given to whoever waits.
-    func answer(_ index: Int, of ticket: PipeTicket, _ result: Result<RedisReply, RedisFailure>) {
-        if ticket.answer(index, result) { ticket.complete() }
+    /// `count` requests were answered: their places in flight go to whoever waits.
+    func release(_ count: Int) {
+        guard count > 0 else { return }
         let admitted = shared.withLock { s -> [Waiter] in
-            s.free += 1
+            s.free += count
             var admitted: [Waiter] = []
             while let first = s.waiting.first, first.count <= s.free {
                 s.free -= first.count
@@ -216,17 +201,15 @@ final class RedisPipe: Sendable {
     }
 
     /// A request sent again gets a new serial: a defect on purpose (``FleetDefects/newSerialOnResend``).
-    func renumberedOnResend(_ entry: Entry) -> Entry {
-        guard newSerialOnResend, case .script(let script, let keys, let arguments) = entry.request.body, script.recorded else {
-            return entry
+    func renumberedOnResend(_ request: Request) -> Request {
+        guard newSerialOnResend, case .script(let script, let keys, let arguments) = request.body, script.recorded else {
+            return request
         }
-        var copy = entry
         let serial = shared.withLock { s -> Int64 in
             defer { s.nextSerial += 1 }
             return s.nextSerial
         }
-        copy.request = .script(script, keys: keys, arguments: [client, String(serial)] + arguments.dropFirst(2))
-        return copy
+        return .script(script, keys: keys, arguments: [client, String(serial)] + arguments.dropFirst(2), merging: request.merging)
     }
 
     /// Ends the thread once every request queued has been answered; later ones fail at once.

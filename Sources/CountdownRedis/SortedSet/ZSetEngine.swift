@@ -210,7 +210,8 @@ final class ZSetEngine: ScriptedFleetEngine {
         }
         let routed = route(key)
         let arguments = fixed(routed.shard, attachOnly: attachOnly) + [token, routed.key, String(micros)]
-        let request = RedisPipe.Request.script(ZSetScripts.start, keys: [shards.prefixes[routed.shard]], arguments: arguments)
+        let request = RedisPipe.Request.script(
+            ZSetScripts.start, keys: [shards.prefixes[routed.shard]], arguments: arguments, merging: Self.startsTogether)
         return .send([(calls[routed.shard], [request])], then: { [self] replies throws(CountdownError) in
             let answer: StartAnswer
             do throws(CountdownError) {
@@ -221,6 +222,12 @@ final class ZSetEngine: ScriptedFleetEngine {
             }
             return .done(try started(answer, routed, token: token, duration: requested, observer: observer))
         }, failed: { [watch] _ in watch.abandon(token) })
+    }
+
+    /// Starts (or attaches) of one shard waiting together on its pipe go as one script of up to
+    /// ``startsPerScript``, as a batch's do: what every call pays on redis-server is paid once.
+    private static let startsTogether = PipeRequest.Merging(shared: 4, most: startsPerScript) { reply, count in
+        StartAnswer.split(reply, count: count)
     }
 
     /// The start script's arguments before its starts: capacity, shards, this shard, attach only.
@@ -274,7 +281,13 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     func request(_ script: RedisScript, key: String, _ arguments: [String]) throws(CountdownError) -> FleetCall<Bool>.Part {
         let shard = shards.index(of: key)
-        return (calls[shard], [.script(script, keys: [shards.prefixes[shard]], arguments: arguments)])
+        let merging = script.name == ZSetScripts.cancel.name ? Self.cancelsTogether : nil
+        return (calls[shard], [.script(script, keys: [shards.prefixes[shard]], arguments: arguments, merging: merging)])
+    }
+
+    /// Cancels of one shard waiting together go as one script, as starts do.
+    private static let cancelsTogether = PipeRequest.Merging(shared: 0, most: startsPerScript) { reply, count in
+        PipeRequest.Merging.split(reply, count: count) { $0 == 1 ? 3 : $0 == 0 ? 1 : nil }
     }
 }
 #endif

@@ -158,20 +158,29 @@ enum ZSetScripts {
         return {unpack(out)}
         """)
 
-    /// arg: key. Answers {now, 1, generation, owner} or {now, 0}.
+    /// arg: keys, one or more (cancels waiting together go as one script: ``ZSetEngine``).
+    /// Answers {now, then per key `1 generation owner` or `0`}: one key's is {now, 1, generation,
+    /// owner} or {now, 0}.
     static let cancel = RedisScript.recorded("cancel", uses: [
         .init("DEL", K.hash), .init("ZREM", K.deadlines), .init("SREM", K.paused), .init("RPUSH", K.inbox),
         .init("PEXPIRE", K.inbox),
     ], body: """
-        local key = arg[1]
-        local h = P .. ':c:' .. key
-        local v = redis.call('HMGET', h, 'g', 'o')
-        if not v[1] then return {0} end
-        redis.call('DEL', h)
-        redis.call('ZREM', P .. ':d', key)
-        redis.call('SREM', P .. ':p', key)
-        \(tell("v[2]", "'x ' .. v[1] .. ' ' .. v[2] .. ' ' .. key"))
-        return {1, v[1], v[2]}
+        local out = {}
+        for j = 4, #ARGV do
+          local key = ARGV[j]
+          local h = P .. ':c:' .. key
+          local v = redis.call('HMGET', h, 'g', 'o')
+          if not v[1] then
+            out[#out + 1] = 0
+          else
+            redis.call('DEL', h)
+            redis.call('ZREM', P .. ':d', key)
+            redis.call('SREM', P .. ':p', key)
+          \(tell("v[2]", "'x ' .. v[1] .. ' ' .. v[2] .. ' ' .. key"))
+            out[#out + 1], out[#out + 2], out[#out + 3] = 1, v[1], v[2]
+          end
+        end
+        return {unpack(out)}
         """)
 
     /// arg: key. Answers {now, 1, generation, remaining µs, owner, change} or {now, 0}: unknown,

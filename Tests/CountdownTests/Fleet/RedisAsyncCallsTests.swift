@@ -1,6 +1,7 @@
 #if Redis
 import Countdown
 @testable import CountdownRedis
+import CountdownConformance
 import CountdownSupport
 import Foundation
 import Testing
@@ -80,6 +81,53 @@ struct RedisAsyncCallsTests {
         #expect(batch.allSatisfy { (try? $0.get()) == .started })
         #expect(try await scheduler.async.activeCount() == 300)
         #expect(try await Set(scheduler.async.activeKeys()) == Set((0..<300).map { "otp:\($0)" }))
+    }
+
+    @Test("starts and cancels that wait together go as one script: one key started once, the rest attached; answers dropped on the way are answered again as the first time")
+    func mergedCallsAnsweredAsTheFirstTime() async throws {
+        let server = try LocalRedisServer()
+        defer { server.remove() }
+        let proxy = try FaultProxy(upstream: try #require(server.endpoint.hostAndPort))
+        defer { proxy.stop() }
+        let scheduler = try RedisCountdownScheduler(endpoint: RedisEndpoint(host: "127.0.0.1", port: proxy.port), namespace: "async-merged")
+        defer { scheduler.shutdown() }
+        let scripts = { () throws -> Int in
+            let stats = try RedisConnection(server.endpoint).call(["INFO", "commandstats"]).text ?? ""
+            return stats.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_evalsha:") }
+                .flatMap { $0.split(separator: "=")[1].split(separator: ",").first.flatMap { Int($0) } } ?? 0
+        }
+        // One key from 64 tasks at once: started once, attached 63 times.
+        let oneKey = await withTaskGroup(of: CountdownStart?.self) { group in
+            for _ in 0..<64 { group.addTask { try? await scheduler.async.start(key: "sms-code:+8613812345678", duration: .seconds(60)) { _ in } } }
+            return await group.reduce(into: [CountdownStart?]()) { $0.append($1) }
+        }
+        #expect(oneKey.filter { $0 == .started }.count == 1)
+        #expect(oneKey.filter { if case .attached = $0 { true } else { false } }.count == 63)
+        // Answers lost after the server ran the call (about every other write's, at random):
+        // each merged call sent again answers from its record, so no start answers .attached
+        // and no cancel false. Rounds of fresh keys until some answer was lost (at most ten).
+        proxy.inject(.dropAnswers(every: 2))
+        let before = try scripts()
+        var rounds = 0
+        while proxy.faults == 0, rounds < 10 {
+            let keys = (0..<256).map { "rate-limit:user:\(rounds)-\(100_000_000 + $0)" }
+            rounds += 1
+            let started = await withTaskGroup(of: CountdownStart?.self) { group in
+                for key in keys { group.addTask { try? await scheduler.async.start(key: key, duration: .seconds(60)) { _ in } } }
+                return await group.reduce(into: [CountdownStart?]()) { $0.append($1) }
+            }
+            #expect(started.allSatisfy { $0 == .started }, "\(started.filter { $0 != .started }.count) of 256 not .started")
+            let cancelled = await withTaskGroup(of: Bool?.self) { group in
+                for key in keys { group.addTask { try? await scheduler.async.cancel(key: key) } }
+                return await group.reduce(into: [Bool?]()) { $0.append($1) }
+            }
+            #expect(cancelled.allSatisfy { $0 == true }, "\(cancelled.filter { $0 != true }.count) of 256 cancels not true")
+        }
+        #expect(proxy.faults > 0, "no answer was lost in \(rounds) rounds")
+        let sent = try scripts() - before
+        #expect(sent < rounds * 256, "\(sent) scripts for \(rounds * 512) calls: too few went together")
+        proxy.inject(nil)
+        #expect(try await scheduler.async.activeKeys() == ["sms-code:+8613812345678"])
     }
 }
 #endif

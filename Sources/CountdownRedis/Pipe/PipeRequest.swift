@@ -1,0 +1,69 @@
+#if Redis
+/// One request of a ``RedisPipe``: a command, or a script run by its digest (by its source
+/// after `NOSCRIPT`).
+struct PipeRequest: Sendable {
+    enum Body: Sendable {
+        case command([String])
+        case script(RedisScript, keys: [String], arguments: [String])
+    }
+
+    /// How requests of one script that wait together go as one call: the server's work per
+    /// call (the script's call, its clock, its record) is then paid once for them all, as a
+    /// batch of starts pays it (``ZSetEngine/startsPerScript``).
+    struct Merging: Sendable {
+        /// How many arguments, after the call record's, the merged requests share (the rest are
+        /// their items, appended one request after another).
+        let shared: Int
+        /// The most requests one call takes.
+        let most: Int
+        /// The merged call's answer as each request's own, given how many there were; nil
+        /// when it cannot be read so (each request then gets it whole, and fails on it).
+        let split: @Sendable (RedisReply, Int) -> [RedisReply]?
+
+        /// A merged answer {now, then each request's fields} as each one's {now, its fields}:
+        /// `width` tells, from the first field of a request's answer, how many fields it has.
+        static func split(_ reply: RedisReply, count: Int, width: (Int64?) -> Int?) -> [RedisReply]? {
+            let fields = reply.elements
+            guard let now = fields.first, now.int != nil else { return nil }
+            var answers: [RedisReply] = []
+            var index = 1
+            for _ in 0..<count {
+                guard index < fields.count, let size = width(fields[index].int), size > 0, index + size <= fields.count else { return nil }
+                answers.append(.array([now] + fields[index..<index + size]))
+                index += size
+            }
+            return index == fields.count ? answers : nil
+        }
+    }
+
+    var body: Body
+    var merging: Merging?
+
+    static func command(_ arguments: [String]) -> PipeRequest { PipeRequest(body: .command(arguments)) }
+
+    static func script(_ script: RedisScript, keys: [String], arguments: [String], merging: Merging? = nil) -> PipeRequest {
+        PipeRequest(body: .script(script, keys: keys, arguments: arguments), merging: merging)
+    }
+
+    /// Whether `other` may go in one call with this one (both numbered: the call record's three
+    /// arguments first, when the script is recorded).
+    func merges(with other: PipeRequest) -> Bool {
+        guard let merging, other.merging != nil,
+              case .script(let script, let keys, let arguments) = body,
+              case .script(let otherScript, let otherKeys, let otherArguments) = other.body,
+              script.name == otherScript.name, keys == otherKeys else { return false }
+        let skip = script.recorded ? 3 : 0
+        let end = skip + merging.shared
+        return arguments.count >= end && otherArguments.count >= end
+            && arguments[skip..<end] == otherArguments[skip..<end]
+    }
+
+    /// This request with `other`'s items after its own.
+    func appending(_ other: PipeRequest) -> PipeRequest {
+        guard let merging, case .script(let script, let keys, let arguments) = body,
+              case .script(_, _, let otherArguments) = other.body else { return self }
+        let items = otherArguments.dropFirst((script.recorded ? 3 : 0) + merging.shared)
+        return .script(script, keys: keys, arguments: arguments + items, merging: merging)
+    }
+}
+#endif
