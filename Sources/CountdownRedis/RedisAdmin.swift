@@ -9,9 +9,14 @@ package final class RedisAdmin: Sendable {
     private let link: RedisLink
 
     /// Connects to the server at `endpoint`; throws `CountdownError.unavailable` when it cannot.
-    package init(_ endpoint: RedisEndpoint) throws(CountdownError) {
+    package convenience init(_ endpoint: RedisEndpoint) throws(CountdownError) {
+        try self.init(endpoint, route: nil)
+    }
+
+    /// On a cluster whose endpoint is away, to `route`'s node.
+    init(_ endpoint: RedisEndpoint, route: ClusterRoute?) throws(CountdownError) {
         do {
-            link = try RedisLink(endpoint, client: "admin")
+            link = try RedisLink(endpoint, client: "admin", route: route)
         } catch {
             throw error.countdownError
         }

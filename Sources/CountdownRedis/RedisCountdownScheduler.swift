@@ -108,7 +108,9 @@ public final class RedisCountdownScheduler: CountdownScheduler {
             deliveryQueue: deliveryQueue, label: "countdown.redis")
         // Before anything is made: every grant the strategy needs (one error naming all that
         // are missing), then the memory policy, on a connection of their own.
-        let admin = try RedisAdmin(endpoint)
+        // On a Redis Cluster, where each connection goes when its node fails.
+        let cluster = ClusterMap(endpoint)
+        let admin = try RedisAdmin(endpoint, route: ClusterRoute(map: cluster, slot: ClusterSlot.of("{\(namespace)}")))
         switch strategy {
         case .sortedSet(_, let shards) where (1...64).contains(shards):
             for prefix in ZSetShards(namespace: namespace, count: shards).prefixes {
@@ -119,6 +121,9 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         default: break
         }
         try EvictionPolicy.check(admin, allowed: evictionAllowed)
+        // Every node of a cluster known from the start, so that losing the one in the URL
+        // loses nothing (a single server, or a user without `cluster|slots`: no map).
+        cluster.read()
         switch strategy {
         case .sortedSet(let tolerance, let shards):
             try settings.validate(tolerance: tolerance)
@@ -126,9 +131,10 @@ public final class RedisCountdownScheduler: CountdownScheduler {
                 throw .invalidConfiguration("the sorted set's shards, \(shards), are not between 1 and 64")
             }
             engine = try ZSetEngine(
-                endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, shards: shards, defects: defects)
+                endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, shards: shards, cluster: cluster,
+                defects: defects)
         case .keyspaceNotifications:
-            engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings)
+            engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings, cluster: cluster)
         }
         self.strategy = strategy
         profile = strategy.profile(capacity: settings.capacity, maximumDuration: maximumDuration)

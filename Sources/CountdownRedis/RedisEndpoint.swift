@@ -33,6 +33,10 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
     public var commandTimeout: Duration
     /// The TCP keepalive interval, so that a peer gone without a word is noticed; nil: off.
     public var keepAlive: Duration?
+    /// Other nodes of the same Redis Cluster (`redis://h1:7000,h2:7001,h3:7002`): where the
+    /// cluster's slot map is asked for when ``address`` cannot be reached, so that no one node
+    /// must stay up. Empty for a single server.
+    public var seeds: [Address] = []
 
     /// The server at `host`, `port`, with no password, database 0, and the default timeouts.
     public init(host: String, port: Int) {
@@ -92,10 +96,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
 
     /// `host:port` of a TCP endpoint (an IPv6 host in brackets): what a proxy passes
     /// connections on to. Nil for a Unix socket.
-    package var hostAndPort: String? {
-        guard case .tcp(let host, let port) = address else { return nil }
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
+    package var hostAndPort: String? { address.hostAndPort }
 
     /// The same credentials, database and timeouts, at `address`: how a fleet member reaches
     /// the store through the suite's proxy.
@@ -126,9 +127,9 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
         if connectTimeout != Self.defaultConnectTimeout { query.append("socket_connect_timeout=\(Self.seconds(connectTimeout))") }
         if commandTimeout != Self.defaultCommandTimeout { query.append("socket_timeout=\(Self.seconds(commandTimeout))") }
         switch address {
-        case .tcp(let host, let port):
-            let shown = host.contains(":") ? "[\(host)]" : host
-            return "redis://\(credentials)\(shown):\(port)" + (database == 0 ? "" : "/\(database)")
+        case .tcp:
+            let nodes = ([address] + seeds).compactMap(\.hostAndPort).joined(separator: ",")
+            return "redis://\(credentials)\(nodes)" + (database == 0 ? "" : "/\(database)")
                 + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         case .unix(let path):
             if database != 0 { query.insert("db=\(database)", at: 0) }
@@ -142,6 +143,14 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible, Custom
     /// What `dump` and a debugger show: the endpoint without its password.
     public var customMirror: Mirror {
         Mirror(self, children: ["url": description, "connectTimeout": connectTimeout, "commandTimeout": commandTimeout], displayStyle: .struct)
+    }
+}
+
+extension RedisEndpoint.Address {
+    /// `host:port` (an IPv6 host in brackets); nil for a Unix socket.
+    var hostAndPort: String? {
+        guard case .tcp(let host, let port) = self else { return nil }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

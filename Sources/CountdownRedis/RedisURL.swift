@@ -60,6 +60,7 @@ enum RedisURL {
             rest = rest[..<question]
         }
         let address: RedisEndpoint.Address
+        var seeds: [RedisEndpoint.Address] = []
         if scheme == "unix" {
             guard rest.hasPrefix("/"), rest.count > 1 else { throw .invalid(url: shown, "a unix:// URL needs the socket's absolute path: unix:///run/redis.sock") }
             address = .unix(path: String(rest))
@@ -75,10 +76,16 @@ enum RedisURL {
             } else {
                 hostPort = rest
             }
-            address = try tcp(hostPort, shown)
+            // A cluster's seed nodes, as cluster clients take them: host:port,host:port,…
+            let nodes = try hostPort.split(separator: ",", omittingEmptySubsequences: false).map { (node: Substring) throws(RedisEndpointError) -> RedisEndpoint.Address in
+                try tcp(node, shown)
+            }
+            address = nodes[0]
+            seeds = Array(nodes.dropFirst())
         }
         if let fromQuery { database = fromQuery }
         var endpoint = RedisEndpoint(address, username: username, password: password, database: database)
+        endpoint.seeds = seeds
         if let connectTimeout { endpoint.connectTimeout = connectTimeout }
         if let commandTimeout { endpoint.commandTimeout = commandTimeout }
         return endpoint

@@ -36,6 +36,8 @@ final class RedisLink: Sendable {
     private let patience: Patience
     /// On purpose, for the suite's own tests (``FleetDefects/newSerialOnResend``).
     private let newSerialOnResend: Bool
+    /// Where the link goes when its node fails, on a cluster (nil: back to the endpoint).
+    private let route: ClusterRoute?
 
     private struct Slot {
         var connection: RedisConnection?
@@ -57,16 +59,17 @@ final class RedisLink: Sendable {
     /// Connects at once, so that an unreachable server is an error of the caller's `init`.
     init(
         _ endpoint: RedisEndpoint, client: String, commandTimeout: RedisConnection.CommandTimeout = .endpoint,
-        patience: Patience = .within(.seconds(1)), ring: Int = 1024, defects: FleetDefects = []
+        patience: Patience = .within(.seconds(1)), ring: Int = 1024, route: ClusterRoute? = nil, defects: FleetDefects = []
     ) throws(RedisFailure) {
+        self.route = route
         self.endpoint = endpoint
         self.client = client
         self.ring = max(ring, 4)
         newSerialOnResend = defects.contains(.newSerialOnResend)
         self.commandTimeout = commandTimeout
         self.patience = patience
-        let connection = try RedisConnection(endpoint, commandTimeout: commandTimeout)
-        slot = Locked(Slot(connection: connection))
+        let (connection, node) = try ClusterRoute.connect(endpoint, route, commandTimeout: commandTimeout)
+        slot = Locked(Slot(connection: connection, node: node))
     }
 
     func call(_ arguments: [String]) throws(RedisFailure) -> RedisReply {
@@ -191,9 +194,11 @@ final class RedisLink: Sendable {
                 guard error.isConnection || error.isTransient else { throw error }
                 if error.isConnection {
                     // A node the slot moved to may be gone (a master killed, its replica
-                    // promoted): the endpoint, the seed, is asked again and redirects.
+                    // promoted): on a cluster the map, read again from any node that answers,
+                    // says where the slot is now; else the endpoint is asked again.
+                    let failed = (s.node ?? endpoint).address
                     s.connection = nil
-                    s.node = nil
+                    s.node = route?.endpoint(after: failed)
                 }
                 switch patience {
                 case .within(let limit):

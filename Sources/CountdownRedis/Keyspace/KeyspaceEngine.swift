@@ -25,7 +25,7 @@ final class KeyspaceEngine: ScriptedFleetEngine {
     /// server expires by whole milliseconds, and the offset to its clock is measured per call.
     private static let expirySlack: Int64 = 3_000_000
 
-    init(endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings) throws(CountdownError) {
+    init(endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, cluster: ClusterMap? = nil) throws(CountdownError) {
         self.settings = settings
         prefix = "{\(namespace)}"
         let member = newMemberName()
@@ -35,7 +35,9 @@ final class KeyspaceEngine: ScriptedFleetEngine {
         let clock = ServerClock()
         self.clock = clock
         do {
-            calls = try RedisPipe(endpoint, client: "\(member):calls", name: "cd-redis-calls", preload: KeyspaceScripts.callers)
+            calls = try RedisPipe(
+                endpoint, client: "\(member):calls", name: "cd-redis-calls", preload: KeyspaceScripts.callers,
+                route: cluster.map { ClusterRoute(map: $0, slot: ClusterSlot.of("{\(namespace)}")) })
         } catch {
             throw error.countdownError
         }

@@ -37,9 +37,10 @@ final class PipeLoop {
     private var pause: UInt32 = 5_000
     private var writer = RESPWriter()
 
-    init(pipe: RedisPipe, connection: RedisConnection, digests: [String: String]) {
+    init(pipe: RedisPipe, connection: RedisConnection, node: RedisEndpoint?, digests: [String: String]) {
         self.pipe = pipe
         self.connection = connection
+        self.node = node
         self.digests = digests
     }
 
@@ -161,9 +162,10 @@ final class PipeLoop {
             node = pipe.endpoint.at(redirect.address)
             again[0].redirects += 1
         } else if failure.isConnection {
-            // A node the slot moved to may be gone (a master killed, its replica promoted):
-            // the endpoint, the seed, is asked again and redirects.
-            node = nil
+            // A node the slot moved to may be gone (a master killed, its replica promoted): on
+            // a cluster the map, read again from any node that answers, says where the slot is
+            // now; else the endpoint is asked again.
+            node = pipe.route?.endpoint(after: (node ?? pipe.endpoint).address)
         } else if case .server(let text) = failure, text.hasPrefix("NOSCRIPT") {
             digests = [:]
         }

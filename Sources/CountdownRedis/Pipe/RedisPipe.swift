@@ -53,6 +53,8 @@ final class RedisPipe: Sendable {
     /// The most requests submitted and not yet answered.
     let bound: Int
     let patience: Duration
+    /// Where the pipe goes when its node fails, on a cluster (nil: back to the endpoint).
+    let route: ClusterRoute?
     private let shared: Locked<Shared>
     private let wake = DispatchSemaphore(value: 0)
     private let newSerialOnResend: Bool
@@ -61,8 +63,9 @@ final class RedisPipe: Sendable {
     /// the caller's `init`; then starts the pipe's thread, named `name`.
     init(
         _ endpoint: RedisEndpoint, client: String, name: String, ring: Int = 1024, patience: Duration = .seconds(1),
-        preload scripts: [RedisScript] = [], defects: FleetDefects = []
+        preload scripts: [RedisScript] = [], route: ClusterRoute? = nil, defects: FleetDefects = []
     ) throws(RedisFailure) {
+        self.route = route
         self.endpoint = endpoint
         self.client = client
         self.ring = max(ring, 4)
@@ -70,7 +73,7 @@ final class RedisPipe: Sendable {
         self.patience = patience
         newSerialOnResend = defects.contains(.newSerialOnResend)
         shared = Locked(Shared(free: self.ring / 4))
-        let connection = try RedisConnection(endpoint)
+        let (connection, node) = try ClusterRoute.connect(endpoint, route)
         var digests: [String: String] = [:]
         for script in scripts {
             guard case .string(let digest) = try connection.call(["SCRIPT", "LOAD", script.source]) else {
@@ -82,7 +85,7 @@ final class RedisPipe: Sendable {
         nonisolated(unsafe) let handed = connection
         Thread { [self, digests] in
             nameCurrentThread(name)
-            PipeLoop(pipe: self, connection: handed, digests: digests).run()
+            PipeLoop(pipe: self, connection: handed, node: node, digests: digests).run()
         }.start()
     }
 

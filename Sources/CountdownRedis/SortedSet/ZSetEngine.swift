@@ -32,7 +32,7 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     init(
         endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration, shards: Int = 1,
-        defects: FleetDefects = []
+        cluster: ClusterMap? = nil, defects: FleetDefects = []
     ) throws(CountdownError) {
         self.settings = settings
         let layout = ZSetShards(namespace: namespace, count: shards)
@@ -50,16 +50,17 @@ final class ZSetEngine: ScriptedFleetEngine {
         self.background = background
         do {
             for prefix in layout.prefixes {
+                let route = cluster.map { ClusterRoute(map: $0, slot: ClusterSlot.of(prefix)) }
                 calls.append(try RedisPipe(
                     endpoint, client: "\(member):calls", name: layout.count > 1 ? "cd-redis-calls\(calls.count)" : "cd-redis-calls",
-                    preload: ZSetScripts.callers, defects: defects))
+                    preload: ZSetScripts.callers, route: route, defects: defects))
                 // One claim at a time: a small ring (a claim's answer can hold a thousand countdowns).
                 let claims = try RedisLink(
-                    endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, defects: defects)
+                    endpoint, client: "\(member):claimer", patience: .untilStopped { watch.isStopped }, ring: 8, route: route, defects: defects)
                 // Its reads block for a second (`BLMOVE … 1`): they wait longer than that for an answer.
                 let inboxLink = try RedisLink(
                     endpoint, client: "\(member):inbox", commandTimeout: .custom(max(endpoint.commandTimeout, .seconds(3))),
-                    patience: .within(.zero))
+                    patience: .within(.zero), route: route)
                 let claimer = ZSetClaimer(
                     link: claims, prefix: prefix, tolerance: tolerance,
                     heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : ZSetClaimer.heartbeat, clock: clock,

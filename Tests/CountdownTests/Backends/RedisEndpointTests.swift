@@ -24,6 +24,17 @@ struct RedisEndpointTests {
         #expect(slash.database == 0)
     }
 
+    @Test("a cluster's seed nodes, comma-separated as cluster clients take them; the URL written back the same; an empty one refused")
+    func seeds() throws {
+        let endpoint = try RedisEndpoint(url: "redis://countdown:pw@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002")
+        #expect(endpoint.address == .tcp(host: "10.0.0.1", port: 7000))
+        #expect(endpoint.seeds == [.tcp(host: "10.0.0.2", port: 7001), .tcp(host: "::1", port: 7002)])
+        #expect(endpoint.description == "redis://countdown:***@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002")
+        #expect(try RedisEndpoint(url: endpoint.description.replacingOccurrences(of: "***", with: "pw")) == endpoint)
+        #expect(try RedisEndpoint(url: "redis://10.0.0.1:7000").seeds.isEmpty)
+        #expect(throws: RedisEndpointError.self) { try RedisEndpoint(url: "redis://10.0.0.1:7000,,10.0.0.2") }
+    }
+
     @Test("a password alone is the default user's")
     func passwordAlone() throws {
         let endpoint = try RedisEndpoint(url: "redis://:hunter2@127.0.0.1:6379/0")
