@@ -42,6 +42,35 @@ struct RedisConformanceTests {
         if check.id.hasPrefix("fleet.") { print("\(check.id) on redis(zset*3): \(result.verdict.rawValue) — \(result.figure ?? "")") }
     }
 
+    /// `redis(zset)` with every call made through `scheduler.async` (``AsyncCallingScheduler``):
+    /// the checks that call from several members and threads at once.
+    static func asyncSuite(store: String?) -> CountdownConformance {
+        let fleet = CountdownConformance.Fleet(
+            relaunch: .swiftTesting("RedisConformanceTests/asyncFleetMember"), members: 3, store: store, keys: 40)
+        let options = CountdownConformance.Options(timeLimitPerCheck: .seconds(90), fleet: fleet)
+        return CountdownConformance(name: "redis(zset), async calls", options: options) { environment in
+            let endpoint = try environment.storeAddress.flatMap(RedisEndpoint.init) ?? TestRedis.server().endpoint
+            return AsyncCallingScheduler(try RedisCountdownScheduler(
+                endpoint: endpoint, namespace: environment.namespace, tickInterval: environment.tickInterval,
+                deliveryQueue: environment.deliveryQueue))
+        }
+    }
+
+    static let asyncChecks = CountdownConformance.checks.filter {
+        $0.id.hasPrefix("fleet.") || ["start", "attach", "cancel", "pause-resume", "events", "counts"].contains($0.id)
+    }
+
+    @Test("redis(zset) through its async calls passes the fleet checks and the calls' own", arguments: asyncChecks)
+    func asyncCalls(check: ConformanceCheck) async throws {
+        let result = await runInSlot(Self.asyncSuite(store: try TestRedis.server().endpoint.hostAndPort!), check)
+        #expect(result.verdict == .pass, "\(check.id) through async calls was \(result.verdict.rawValue): \(result.messages) — \(result.figure ?? "")")
+    }
+
+    @Test("an async fleet check's member", .enabled(if: CountdownConformance.isFleetMember, "runs in a member process"))
+    func asyncFleetMember() {
+        _ = Self.asyncSuite(store: nil).run(only: [])
+    }
+
     /// Run only in a process a fleet check started: it serves as a member and never returns.
     @Test("a fleet check's member", .enabled(if: CountdownConformance.isFleetMember, "runs in a member process"))
     func fleetMember() {
