@@ -122,13 +122,35 @@ final class RedisConnection {
         guard status == REDIS_OK else { throw failure(context) }
     }
 
-    /// Queues commands already written in Redis' protocol (``RESPWriter``), as one piece.
-    func append(formatted bytes: [UInt8]) throws(RedisFailure) {
+    /// Writes commands already in Redis' protocol (``RESPWriter``) to the socket, all of them,
+    /// with nothing queued in hiredis' own buffer (so that a read writes nothing). On Linux
+    /// `MSG_NOSIGNAL`: a peer gone is EPIPE, never SIGPIPE, and no signal mask is changed
+    /// around it (four system calls a call, which a pipe driven by its caller paid each time).
+    func send(formatted bytes: [UInt8]) throws(RedisFailure) {
         guard let context else { throw .connection(.reset, "\(endpoint): closed") }
+        #if os(Linux)
+        let fd = context.pointee.fd
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count >= 0 {
+                sent += count
+                continue
+            }
+            let number = errno
+            if number == EINTR { continue }
+            let failure = RedisFailure.connection(hiredisError: 1, errno: number, text: "\(endpoint): \(String(cString: strerror(number)))")
+            redisFree(context)
+            self.context = nil
+            throw failure
+        }
+        #else
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
         }
         guard status == REDIS_OK else { throw failure(context) }
+        try withoutSIGPIPE { () throws(RedisFailure) in try flush() }
+        #endif
     }
 
     /// Writes what is queued now, without waiting for a reply, so that it reaches the server

@@ -45,8 +45,8 @@ indirect enum FleetCall<Answer: Sendable>: Sendable {
             switch call {
             case .answered(let result): return try result.get()
             case .send(let parts, let then, let failed):
-                let tickets = parts.map { $0.pipe.submitWaiting($0.requests) }
-                call = try then(Self.replies(tickets.map { $0.wait() }, failed))
+                let tickets = parts.map { ($0.pipe, $0.pipe.submitWaiting($0.requests)) }
+                call = try then(Self.replies(tickets.map { pipe, ticket in pipe.wait(ticket) }, failed))
             }
         }
     }
@@ -71,19 +71,19 @@ indirect enum FleetCall<Answer: Sendable>: Sendable {
     /// one is worked out while the server runs the next (a batch of starts).
     static func waitAll(_ calls: [FleetCall], window: Int) -> [Result<Answer, CountdownError>] {
         var results: [Result<Answer, CountdownError>] = []
-        var sent: [(FleetCall, [PipeTicket])] = []
+        var sent: [(FleetCall, [(RedisPipe, PipeTicket)])] = []
         var next = 0
         while results.count < calls.count {
             while next < calls.count, sent.count < window {
                 if case .send(let parts, _, _) = calls[next] {
-                    sent.append((calls[next], parts.map { $0.pipe.submitWaiting($0.requests) }))
+                    sent.append((calls[next], parts.map { ($0.pipe, $0.pipe.submitWaiting($0.requests)) }))
                 } else {
                     sent.append((calls[next], []))
                 }
                 next += 1
             }
             let (call, tickets) = sent.removeFirst()
-            results.append(Result { () throws(CountdownError) in try call.finish(tickets.map { $0.wait() }).wait() })
+            results.append(Result { () throws(CountdownError) in try call.finish(tickets.map { pipe, ticket in pipe.wait(ticket) }).wait() })
         }
         return results
     }

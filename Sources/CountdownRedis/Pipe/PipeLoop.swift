@@ -24,7 +24,8 @@ final class PipeLoop {
         var redirects = 0
     }
 
-    private let pipe: RedisPipe
+    /// The pipe driven, while ``drive(_:until:)`` runs (the pipe owns its loop: held only then).
+    private var pipe: RedisPipe!
     private var connection: RedisConnection?
     /// Where the calls go once a cluster said the slot lives there; nil: the endpoint.
     private var node: RedisEndpoint?
@@ -37,30 +38,44 @@ final class PipeLoop {
     private var pause: UInt32 = 5_000
     private var writer = RESPWriter()
 
-    init(pipe: RedisPipe, connection: RedisConnection, node: RedisEndpoint?, digests: [String: String]) {
-        self.pipe = pipe
+    init(connection: RedisConnection, node: RedisEndpoint?, digests: [String: String]) {
         self.connection = connection
         self.node = node
         self.digests = digests
     }
 
-    func run() {
-        // The thread's own: a write to a server that has gone is EPIPE, never a signal.
+    /// A write to a server that has gone is EPIPE, never a signal, on the pipe's own thread.
+    static func blockSIGPIPE() {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Whether calls wait to be written, or for their answers.
+    var isBusy: Bool { !toSend.isEmpty || head < onTheWire.count }
+
+    /// Turns until `done` says so, or nothing is queued or on the wire: whether the pipe was
+    /// stopped (with nothing left). Each turn writes what was queued since the last in one
+    /// write, then reads the answers that have come (waiting for one).
+    func drive(_ pipe: RedisPipe, until done: () -> Bool) -> Bool {
+        self.pipe = pipe
+        defer { self.pipe = nil }
         while true {
-            guard let taken = pipe.take(idle: toSend.isEmpty && head == onTheWire.count) else { break }
+            let (taken, stopped) = pipe.takeQueued()
             toSend += Self.calls(taken)
+            if toSend.isEmpty, head == onTheWire.count {
+                if stopped { connection = nil }
+                return stopped
+            }
             do {
                 try send()
                 try read()
             } catch {
                 failed(error)
             }
+            if done() { return false }
         }
-        connection = nil
     }
 
     /// Requests taken together, as calls: those next to each other that merge, merged.
@@ -96,14 +111,13 @@ final class PipeLoop {
                 }
             }
         }
-        try c.append(formatted: writer.bytes)
+        try c.send(formatted: writer.bytes)
         if head > 256, head * 2 > onTheWire.count {
             onTheWire.removeFirst(head)
             head = 0
         }
         onTheWire += toSend
         toSend.removeAll(keepingCapacity: true)
-        try c.flush()
     }
 
     /// Reads one answer (waiting for it), then every other one already received.

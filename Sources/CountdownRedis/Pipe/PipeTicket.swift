@@ -43,6 +43,9 @@ final class PipeTicket: Sendable {
         }
     }
 
+    /// Whether every answer is in.
+    var isComplete: Bool { state.withLock { $0.filled == $0.slots.count } }
+
     /// The answers, suspending the task until they come.
     var value: Answers {
         get async {
@@ -58,7 +61,9 @@ final class PipeTicket: Sendable {
     }
 
     /// The answers, blocking the calling thread until they come: for threads that are not the
-    /// cooperative pool's.
+    /// cooperative pool's. Through ``RedisPipe/wait(_:)``, which drives the connection when
+    /// nobody does (a ticket of ``RedisPipe/submitWaiting(_:)`` waited for here alone would wait
+    /// for a driver that was never woken).
     func wait() -> Answers {
         let semaphore = DispatchSemaphore(value: 0)
         let ready = state.withLock { s -> Answers? in

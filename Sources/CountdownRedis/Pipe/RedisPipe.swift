@@ -42,6 +42,8 @@ final class RedisPipe: Sendable {
         var waiting: [(count: Int, waiter: Waiter)] = []
         var nextSerial: Int64 = 1
         var idle = false
+        /// A caller that drove left calls on the wire: the pipe's thread must read their answers.
+        var handedOver = false
         var stopped = false
     }
 
@@ -58,6 +60,9 @@ final class RedisPipe: Sendable {
     private let shared: Locked<Shared>
     private let wake = DispatchSemaphore(value: 0)
     private let newSerialOnResend: Bool
+    /// Whoever drives the connection (writes what is queued, reads answers) holds this: the
+    /// pipe's thread, or a blocking caller that found it free (``wait(_:)``).
+    private let driver: Locked<PipeLoop?>
 
     /// Connects at once (on the calling thread), so that an unreachable server is an error of
     /// the caller's `init`; then starts the pipe's thread, named `name`.
@@ -81,12 +86,34 @@ final class RedisPipe: Sendable {
             }
             digests[script.name] = digest
         }
-        // Handed over: from here on the pipe's thread is the connection's only user.
-        nonisolated(unsafe) let handed = connection
-        Thread { [self, digests] in
+        // From here on the connection is used only by whoever holds the driver.
+        driver = Locked(PipeLoop(connection: connection, node: node, digests: digests))
+        Thread { [self] in
             nameCurrentThread(name)
-            PipeLoop(pipe: self, connection: handed, node: node, digests: digests).run()
+            PipeLoop.blockSIGPIPE()
+            while true {
+                let stopped = driver.withLock { $0!.drive(self) { false } }
+                if stopped { break }
+                waitForWork()
+            }
+            driver.withLock { $0 = nil }
         }.start()
+    }
+
+    /// The answers of `ticket`, for a thread that may block (not the cooperative pool's): when
+    /// nobody drives the connection, this thread does, writing what is queued and reading until
+    /// its own answers came (no other thread woken on the way: what one call at a time costs
+    /// is a round trip, as on a connection of its own); else the driver answers it.
+    func wait(_ ticket: PipeTicket) -> PipeTicket.Answers {
+        let leftOnTheWire = driver.withLockIfAvailable { loop -> Bool in
+            guard let loop else { return false }
+            // Its writes raise no SIGPIPE (``RedisConnection/send(formatted:)``), and its reads write nothing.
+            _ = loop.drive(self) { ticket.isComplete }
+            return loop.isBusy
+        }
+        // What is left on the wire, or queued meanwhile, is the pipe thread's to drive.
+        wakeIfIdle(handingOver: leftOnTheWire == true)
+        return ticket.wait()
     }
 
     /// How many requests are submitted and not yet answered (never more than ``bound``).
@@ -114,11 +141,12 @@ final class RedisPipe: Sendable {
     }
 
     /// Queues `requests` together, blocking the calling thread while the bound is reached.
+    /// The pipe's thread is not woken: the caller drives, or wakes it (``wait(_:)``).
     func submitWaiting(_ requests: [Request]) -> PipeTicket {
         let count = min(requests.count, bound)
         let semaphore = DispatchSemaphore(value: 0)
         if enlist(count, .thread(semaphore)) { semaphore.wait() }
-        return enqueue(requests)
+        return enqueue(requests, waking: false)
     }
 
     /// Takes `count` places now (false), or puts the caller in line for them (true).
@@ -133,7 +161,7 @@ final class RedisPipe: Sendable {
         }
     }
 
-    private func enqueue(_ requests: [Request]) -> PipeTicket {
+    private func enqueue(_ requests: [Request], waking: Bool = true) -> PipeTicket {
         precondition(requests.count <= bound, "more requests at once than may be in flight")
         let ticket = PipeTicket(count: requests.count)
         let now = SystemClocks.monotonic()
@@ -142,6 +170,7 @@ final class RedisPipe: Sendable {
             for (index, request) in requests.enumerated() {
                 s.queue.append(Entry(request: numbered(request, &s.nextSerial), ticket: ticket, index: index, submitted: now))
             }
+            guard waking else { return (false, false) }
             let signal = s.idle
             s.idle = false
             return (signal, false)
@@ -164,23 +193,37 @@ final class RedisPipe: Sendable {
 
     // MARK: The pipe's thread
 
-    /// Everything queued, or nil once stopped with nothing queued; waits while there is
-    /// nothing and `idle` says the thread has nothing else to do.
-    func take(idle: Bool) -> [Entry]? {
-        while true {
-            let taken = shared.withLock { s -> [Entry]?? in
-                if !s.queue.isEmpty {
-                    defer { s.queue.removeAll(keepingCapacity: true) }
-                    return s.queue
-                }
-                if s.stopped { return .some(nil) }
-                guard idle else { return [] }
-                s.idle = true
-                return nil
-            }
-            if let taken { return taken }
-            wake.wait()
+    /// Everything queued (taken), and whether the pipe was stopped.
+    func takeQueued() -> (taken: [Entry], stopped: Bool) {
+        shared.withLock { s in
+            defer { s.queue.removeAll(keepingCapacity: true) }
+            return (s.queue, s.stopped)
         }
+    }
+
+    /// The pipe's thread, with nothing to do, sleeps until something is queued (at once when
+    /// something already is).
+    private func waitForWork() {
+        let sleep = shared.withLock { s -> Bool in
+            defer { s.handedOver = false }
+            guard s.queue.isEmpty, !s.handedOver, !s.stopped else { return false }
+            s.idle = true
+            return true
+        }
+        if sleep { wake.wait() }
+    }
+
+    /// Wakes the pipe's thread if it sleeps and something is queued, or calls were left on the
+    /// wire (`handingOver`). Told under the lock its sleep is decided under, so that a thread
+    /// about to sleep sees it: no answer is left unread.
+    private func wakeIfIdle(handingOver: Bool) {
+        let signal = shared.withLock { s -> Bool in
+            if handingOver { s.handedOver = true }
+            guard s.idle, s.handedOver || !s.queue.isEmpty else { return false }
+            s.idle = false
+            return true
+        }
+        if signal { wake.signal() }
     }
 
     /// `count` requests were answered: their places in flight go to whoever waits.
