@@ -13,7 +13,7 @@ enum EvictionPolicy {
     /// Throws `CountdownError/invalidConfiguration(_:)` when the server `admin` reaches may evict
     /// keys and `allowed` is false; `.unavailable(.authentication, …)` naming `INFO` when the
     /// user may not read it.
-    static func check(_ admin: RedisAdmin, allowed: Bool) throws(CountdownError) {
+    static func check(_ admin: RedisAdmin, allowed: Bool, node: String? = nil) throws(CountdownError) {
         if allowed { return }
         let policy: String
         do {
@@ -24,7 +24,7 @@ enum EvictionPolicy {
         }
         guard policy == safe else {
             throw .invalidConfiguration(
-                "Redis' maxmemory-policy is \(policy): when it is full it may evict a countdown, the sorted set of deadlines or a message between members, and countdowns would vanish without a word. Set it to \(safe) (CONFIG SET maxmemory-policy \(safe), or in redis.conf), or pass evictionAllowed: true to accept that")
+                "Redis' maxmemory-policy is \(policy)\(node.map { " on the cluster's master \($0)" } ?? ""): when it is full it may evict a countdown, the sorted set of deadlines or a message between members, and countdowns would vanish without a word. Set it to \(safe) (CONFIG SET maxmemory-policy \(safe), or in redis.conf), or pass evictionAllowed: true to accept that")
         }
     }
 }

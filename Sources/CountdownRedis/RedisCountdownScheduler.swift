@@ -120,10 +120,18 @@ public final class RedisCountdownScheduler: CountdownScheduler {
             try admin.check(KeyspaceKeys.permissions, prefix: "{\(namespace)}", strategy: "redis(keyspace)")
         default: break
         }
-        try EvictionPolicy.check(admin, allowed: evictionAllowed)
         // Every node of a cluster known from the start, so that losing the one in the URL
-        // loses nothing (a single server, or a user without `cluster|slots`: no map).
+        // loses nothing (a single server, or a user without `cluster|slots`: no map); and
+        // every master's memory policy read, each named: each holds countdowns.
         cluster.read()
+        let masters = cluster.masters
+        if masters.isEmpty {
+            try EvictionPolicy.check(admin, allowed: evictionAllowed)
+        } else if !evictionAllowed {
+            for master in masters {
+                try EvictionPolicy.check(RedisAdmin(endpoint.at(master), route: nil), allowed: false, node: master.hostAndPort)
+            }
+        }
         switch strategy {
         case .sortedSet(let tolerance, let shards):
             try settings.validate(tolerance: tolerance)

@@ -27,6 +27,11 @@ final class ClusterMap: Sendable {
         state = Locked(State(known: [endpoint.address] + endpoint.seeds))
     }
 
+    /// Every master the map names, each once, in slot order; empty without a map.
+    var masters: [RedisEndpoint.Address] {
+        state.withLock { s in s.owners.map(\.node).reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+    }
+
     /// Where `slot` is served, as the map last read says; nil without a map.
     func node(of slot: Int) -> RedisEndpoint.Address? {
         state.withLock { s in s.owners.first { $0.slots.contains(slot) }?.node }

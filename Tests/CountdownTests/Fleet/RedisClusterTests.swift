@@ -168,6 +168,22 @@ struct RedisClusterTests {
         #expect(try scheduler.throwing.activeCount() <= 31)
     }
 
+    @Test("a master other than the URL's whose maxmemory-policy evicts keys: init refuses, naming it, unless allowed")
+    func evictingMaster() throws {
+        let cluster = try LocalRedisCluster(masters: 3, replicas: false)
+        defer { cluster.remove() }
+        let third = try #require(cluster.nodes[2].endpoint.hostAndPort)
+        _ = try RedisConnection(cluster.nodes[2].endpoint).call(["CONFIG", "SET", "maxmemory-policy", "allkeys-lru"])
+        let error = #expect(throws: CountdownError.self) {
+            _ = try RedisCountdownScheduler(endpoint: cluster.endpoint, namespace: "evicting", strategy: .sortedSet(shards: 3))
+        }
+        guard case .invalidConfiguration(let text) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(text.contains("allkeys-lru") && text.contains(third), "names the policy and the master: \(text)")
+        let allowed = try RedisCountdownScheduler(
+            endpoint: cluster.endpoint, namespace: "evicting", strategy: .sortedSet(shards: 3), evictionAllowed: true)
+        allowed.shutdown()
+    }
+
     /// A resharding moves one shard's slot from master 0 to master 1 by hand, as `redis-cli
     /// --cluster reshard` does: IMPORTING and MIGRATING, the keys moved with MIGRATE, then the slot
     /// assigned. Meanwhile the shard's calls wait and throw a typed error; after, they follow MOVED.
