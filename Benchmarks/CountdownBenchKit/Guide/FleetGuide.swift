@@ -8,7 +8,7 @@ struct FleetGuide {
     var statements: [Guide.Statement] {
         let titles = scaleTitles + [
             "`redis(zset)`, one call at a time beside a `PING`",
-            Self.keyspaceExpiryTitle, Self.zsetExpiryTitle,
+            Self.serversTitle, Self.keyspaceExpiryTitle, Self.zsetExpiryTitle,
         ] + promiseTitles + ["Conformance of the Redis strategies"]
         return titles.map { title in
             Guide.Statement(title: title, cell: Guide.Cell(readings: library.machines.compactMap { reading(title, $0) }))
@@ -17,6 +17,8 @@ struct FleetGuide {
 
     private static let keyspaceExpiryTitle = "`redis(keyspace)`, 1 000 countdowns due over 1–2 s beside idle keys with a one-hour TTL"
     private static let zsetExpiryTitle = "`redis(zset)`, the same beside the same idle keys"
+    private static let serversTitle =
+        "`redis(zset)` called as servers call it: C tasks at once on the cooperative pool, each request a start then a cancel, beside a task sleeping 5 ms at a time"
 
     /// One statement per scale row measured on any machine.
     private var scaleTitles: [String] {
@@ -64,6 +66,14 @@ struct FleetGuide {
             text = "a start \(FleetReport.micros(row.startMedianMicros)) (\(FleetReport.ratio(row.startMedianMicros, row.pingMedianMicros))), "
                 + "a cancel \(FleetReport.micros(row.cancelMedianMicros)) (\(FleetReport.ratio(row.cancelMedianMicros, row.pingMedianMicros))), "
                 + "a `PING` \(FleetReport.micros(row.pingMedianMicros)): medians of \(Self.count(row.calls)) calls each"
+        } else if title == Self.serversTitle {
+            guard let rows = fleet.servers, !rows.isEmpty else { return nil }
+            text = ["async", "blocking"].map { api in
+                "\(api) calls: " + rows.filter { $0.api == api }.map { row in
+                    "C = \(Self.count(row.tasks)): \(Self.count(Int(row.callsPerSecond.rounded()))) calls/s, request p99 \(FleetReport.ms(row.requestP99Ms)), "
+                        + "heartbeat late p99 \(FleetReport.ms(row.heartbeatP99Ms)) (max \(FleetReport.ms(row.heartbeatMaxMs)))"
+                }.joined(separator: "; ")
+            }.joined(separator: ". ")
         } else if title == Self.keyspaceExpiryTitle || title == Self.zsetExpiryTitle {
             // Matched whole: the promise rows' titles begin with the same strategy names.
             let strategy = title == Self.keyspaceExpiryTitle ? "redis(keyspace)" : "redis(zset)"
