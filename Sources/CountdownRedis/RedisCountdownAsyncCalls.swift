@@ -17,7 +17,7 @@ import Countdown
 public struct RedisCountdownAsyncCalls: Sendable {
     let engine: any FleetEngine
 
-    /// Starts a countdown under `key`, or attaches `observer` to the one running there.
+    /// Starts a countdown of `duration` under `key`, or attaches `observer` to the one running there.
     @discardableResult
     public func start(key: String, duration: Duration, observer: @escaping CountdownObserver) async throws(CountdownError) -> CountdownStart {
         try await engine.start(key: key, duration: duration, observer: FleetObserver(observer)).run()
