@@ -25,8 +25,10 @@ enum KeysCheck {
         let s = h.scheduler
         let duration = Duration.milliseconds(200)
         var logs: [(String, String, Recorder)] = []
+        var invoked: [UInt64] = []
         for (label, key) in keys {
             let log = h.recorder()
+            invoked.append(h.now())
             let outcome = try s.start(key: key, duration: duration, observer: log.observer)
             c.expect(outcome == .started, "\(label): start returned \(outcome), not started (another key took it)")
             logs.append((label, key, log))
@@ -36,7 +38,15 @@ enum KeysCheck {
             c.expect(listed.contains(key), "\(label): activeKeys does not list the key as it was given")
             c.expect(s.remaining(key: key) != nil, "\(label): remaining(key:) is nil right after start")
         }
-        c.expectEqual(s.activeCount, keys.count, "activeCount", "after \(keys.count) distinct keys started")
+        // Judged by the history, not by how fast the calls came: a countdown whose deadline (at
+        // least its start's call plus the duration) had not come when activeCount returned was
+        // running whenever it read, so it is counted; one that may have finished may be left out
+        // (seen in CI: seven 200 ms countdowns, the last of fifteen calls under load 200 ms on).
+        let count = s.activeCount
+        let returned = h.now()
+        let running = invoked.filter { $0 + UInt64(duration.nanoseconds) > returned }.count
+        c.expect(count >= running && count <= keys.count,
+                 "activeCount is \(count) after \(keys.count) distinct keys started, \(running) of them certainly running: not between \(running) and \(keys.count)")
         for (label, key, log) in logs {
             c.expect(log.wait(timeout: .seconds(3)) { !$0.isEmpty }, "\(label): started, then nothing was heard within 3 s")
             c.expect(log.waitForFinish(), "\(label): no finish within 10 s of a 200 ms countdown")
