@@ -59,14 +59,8 @@ package final class LocalRedisCluster: Sendable {
     /// The node that serves `slot` now, as the first living node answers `CLUSTER SLOTS`.
     package func master(of slot: Int) throws -> String? {
         for node in nodes where node.isRunning {
-            let ranges = try RedisConnection(node.endpoint).call(["CLUSTER", "SLOTS"]).elements
-            for range in ranges {
-                let fields = range.elements
-                guard fields.count >= 3, let first = fields[0].int, let last = fields[1].int, first...last ~= Int64(slot),
-                      let host = fields[2].elements.first?.text, let port = fields[2].elements.dropFirst().first?.int else { continue }
-                return "\(host):\(port)"
-            }
-            return nil
+            let ranges = ClusterMap.ranges(try RedisConnection(node.endpoint).call(["CLUSTER", "SLOTS"])) ?? []
+            return ranges.first { $0.slots.contains(slot) }?.node.hostAndPort
         }
         return nil
     }

@@ -58,7 +58,7 @@ final class ClusterMap: Sendable {
         for address in candidates {
             guard let connection = try? RedisConnection(endpoint.at(address), timeout: .milliseconds(500)),
                   let reply = try? connection.call(["CLUSTER", "SLOTS"]) else { continue }
-            read = Self.parse(reply)
+            read = Self.ranges(reply)
             break
         }
         state.withLock { s in
@@ -71,7 +71,7 @@ final class ClusterMap: Sendable {
     }
 
     /// `CLUSTER SLOTS`: per range {first, last, {host, port, id}, replicas…}; nil when refused.
-    private static func parse(_ reply: RedisReply) -> [(slots: ClosedRange<Int>, node: RedisEndpoint.Address, others: [RedisEndpoint.Address])]? {
+    static func ranges(_ reply: RedisReply) -> [(slots: ClosedRange<Int>, node: RedisEndpoint.Address, others: [RedisEndpoint.Address])]? {
         if case .error = reply { return nil }
         return reply.elements.compactMap { range in
             let fields = range.elements
