@@ -47,12 +47,20 @@ public struct FleetHistory: Sendable {
         public let duration: Int64
         /// Whether the trial made it after the race, to end what was left (a paused countdown).
         public let isCleanup: Bool
-        /// When it was made (`CLOCK_MONOTONIC`, nanoseconds); nil when it never was.
+        /// The instant the trial asked for it: its member makes it then or later, never before.
+        public var scheduled: UInt64?
+        /// When it was made (`CLOCK_MONOTONIC`, nanoseconds); nil when its member never said
+        /// (a member says when a call began only once it has returned: a member killed meanwhile
+        /// may have made it).
         public var invoked: UInt64?
         /// Nil while it has not returned (its member was killed, or it hangs).
         public var returned: UInt64?
         /// What it answered; nil while it has not returned.
         public var answer: Answer?
+
+        /// The earliest it may have begun: when it was made, or, if its member never said, the
+        /// instant it was asked for.
+        var earliest: UInt64? { invoked ?? scheduled }
     }
 
     /// One event an observer heard.

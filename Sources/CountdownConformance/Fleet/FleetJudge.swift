@@ -14,7 +14,7 @@ enum FleetJudge {
         }
         for key in workload.keys {
             let all = byKey[key] ?? []
-            let race = all.filter { !$0.isCleanup }.sorted { ($0.invoked ?? .max, $0.id) < ($1.invoked ?? .max, $1.id) }
+            let race = all.filter { !$0.isCleanup }.sorted { ($0.earliest ?? .max, $0.id) < ($1.earliest ?? .max, $1.id) }
             let cleanup = all.first { $0.isCleanup }
             report.calls += all.count
             report.failedCalls += all.filter { $0.answer?.isFailure == true }.count
@@ -23,7 +23,7 @@ enum FleetJudge {
                 report.hungCalls += hung.count
                 fail("\(KeyText.describe(key)): \(hung.count) call(s) of living members never returned")
             }
-            let invoked = race.compactMap(\.invoked)
+            let invoked = race.compactMap(\.earliest)
             if let first = invoked.min(), let last = invoked.max(), last - first > UInt64(workload.duration) / 2 {
                 report.inconclusiveKeys += 1
                 continue
@@ -61,7 +61,7 @@ enum FleetJudge {
             // Each held observer with its key's calls, in the order they began: what let it be kept.
             for id in held.prefix(3) {
                 guard let call = history.calls[id] else { continue }
-                let calls = (byKey[call.key] ?? []).sorted { ($0.invoked ?? .max) < ($1.invoked ?? .max) }
+                let calls = (byKey[call.key] ?? []).sorted { ($0.earliest ?? .max) < ($1.earliest ?? .max) }
                     .map { "m\($0.member) \($0.operation.rawValue) #\($0.id) → \($0.answer?.text ?? "no answer")" }
                 let heard = (history.events[id] ?? []).map { $0.kind == .finished ? "finish" : "tick \($0.remaining / 1_000_000) ms" }
                 fail("member \(member) still held the observer of its \(call.operation.rawValue) #\(id) of \(KeyText.describe(call.key)) when everything had ended; the key's calls: \(calls.joined(separator: ", ")); it heard \(heard.joined(separator: ", "))")

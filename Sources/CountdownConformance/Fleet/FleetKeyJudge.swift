@@ -47,7 +47,7 @@ struct FleetKeyJudge {
             // Every call that returned before this one began comes first.
             let call = calls[index]
             guard !calls.indices.contains(where: { other in
-                !placed[other] && other != index && calls[other].returned.map { $0 < (call.invoked ?? .max) } == true
+                !placed[other] && other != index && calls[other].returned.map { $0 < (call.earliest ?? .max) } == true
             }) else { continue }
             var next = model
             guard next.apply(index, call) else { continue }
@@ -124,7 +124,7 @@ struct FleetKeyJudge {
             return
         }
         f.heard += 1
-        var deadline = (calls[generation.start].invoked ?? 0) + UInt64(generation.duration)
+        var deadline = (calls[generation.start].earliest ?? 0) + UInt64(generation.duration)
         for (pause, resume) in generation.pauses {
             if let resume, let resumed = calls[resume].invoked, let paused = calls[pause].returned, resumed > paused {
                 deadline += resumed - paused
@@ -156,7 +156,7 @@ struct FleetKeyJudge {
         for (pause, resume) in generation.pauses {
             guard let at = model.position(of: pause), at > position, at < (end?.position ?? .max),
                   let paused = calls[pause].returned else { continue }
-            let until = resume.flatMap { calls[$0].invoked } ?? end?.call.invoked ?? cleanup?.invoked ?? .max
+            let until = resume.flatMap { calls[$0].earliest } ?? end?.call.earliest ?? cleanup?.earliest ?? .max
             quiet.append((max(paused, own), until, "\(describe(calls[pause])) paused it"))
         }
         for (from, until, what) in quiet {

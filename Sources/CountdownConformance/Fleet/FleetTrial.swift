@@ -118,7 +118,8 @@ public struct FleetTrial: Sendable {
         history.withLock { h in
             for call in workload.calls {
                 h.calls[call.id] = FleetHistory.Call(
-                    id: call.id, member: call.member, key: call.key, operation: call.operation, duration: call.duration, isCleanup: false)
+                    id: call.id, member: call.member, key: call.key, operation: call.operation, duration: call.duration, isCleanup: false,
+                    scheduled: began + UInt64(call.offset))
             }
         }
         proxy?.inject(fault)
@@ -156,7 +157,7 @@ public struct FleetTrial: Sendable {
             let now = SystemClocks.monotonic()
             for key in workload.keys {
                 history.withLock {
-                    $0.calls[id] = FleetHistory.Call(id: id, member: cleaner.index, key: key, operation: .cancel, duration: 0, isCleanup: true)
+                    $0.calls[id] = FleetHistory.Call(id: id, member: cleaner.index, key: key, operation: .cancel, duration: 0, isCleanup: true, scheduled: now)
                 }
                 cleaner.send("call \(id) cancel 0 \(now) \(key)")
                 id += 1
