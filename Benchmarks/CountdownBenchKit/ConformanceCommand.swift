@@ -8,6 +8,7 @@ struct ConformanceCommand {
     static let usage = """
         USAGE: countdown-bench conformance [--backend NAME] [--check ID] [--format text|json]
                                            [--seed N] [--operations N] [--output DIR] [--no-progress]
+                                           [--redis URL] [--namespace NAME]
 
         Runs the conformance suite (CountdownConformance) on each backend and prints a matrix
         of checks × backends: contract checks, then profile checks, whose cells show what the
@@ -23,12 +24,7 @@ struct ConformanceCommand {
                                 machine they were measured on (release builds only).
                                 {machine} in DIR becomes this machine's folder name: results/{machine}.
           --no-progress         No progress lines on stderr.
-          --redis URL           The Redis backends' server (a build with the Redis trait):
-                                redis://[user[:password]@]host[:port][/db], unix:///path?db=N,
-                                or HOST:PORT; without it REDIS_URL, else a redis-server of
-                                their own on a loopback port. The password is shown nowhere
-                                here, but every user of the machine sees a command's arguments
-                                (ps): give a password through REDIS_URL.
+        \(RedisArguments.help)
 
         EXIT STATUS: 0 every check passed; 1 a contract check failed; 3 only a profile check
         failed (a backend does not behave as it declares); 2 bad arguments.
@@ -47,7 +43,7 @@ struct ConformanceCommand {
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
         backends = try CountdownBackend.select(try args.value("--backend") ?? "all", includingTests: true)
-        try CountdownBackend.useRedis(try args.value("--redis"))
+        try RedisArguments(&args).use()
         format = try args.choice("--format", in: ["text", "json"]) ?? "text"
         var options = CountdownConformance.Options()
         if let seed = try args.value("--seed") {
@@ -81,6 +77,7 @@ struct ConformanceCommand {
             return 0
         }
         if showProgress { output.writeError("conformance: seed \(options.seed)\n") }
+        defer { RedisArguments.leaveServerAsFound() }
         var reports: [(CountdownBackend, CountdownProfile, ConformanceReport)] = []
         for backend in backends {
             if showProgress { output.writeError("conformance: \(backend)…\n") }
@@ -116,11 +113,12 @@ struct ConformanceCommand {
         var options = options
         if backend.isFleet {
             #if Redis
-            // The members find the server in REDIS_URL, set in their environment: a password goes
-            // into no process's arguments. The fault proxy forwards to its host and port.
+            // The members find the server in REDIS_URL, set in their environment (with the
+            // timeouts): a password goes into no process's arguments. The fault proxy forwards to
+            // its host and port. Their keys go under the same root.
             let endpoint = try store ?? RedisTarget.endpoint()
-            let arguments = ["conformance", "--backend", backend.description, "--no-progress"]
-            let relaunch = CountdownConformance.Relaunch(executable: executable, arguments: arguments, environment: ["REDIS_URL": endpoint.secretURL])
+            let arguments = ["conformance", "--backend", backend.description, "--no-progress", "--namespace", RedisTarget.root]
+            let relaunch = CountdownConformance.Relaunch(executable: executable, arguments: arguments, environment: ["REDIS_URL": endpoint.secretURL, RedisTarget.runVariable: RedisTarget.run])
             options.fleet = .init(relaunch: relaunch, members: 3, store: endpoint.hostAndPort)
             #endif
         }

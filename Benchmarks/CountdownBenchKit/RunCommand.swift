@@ -10,7 +10,7 @@ struct RunCommand {
                                    [--duration DURATION] [--repeat N] [--min-samples N] [--keys short|real]
                                    [--starts spread|burst|both] [--grace DURATION]
                                    [--floor-period DURATION] [--format text|json|csv|markdown] [--output DIR]
-                                   [--redis URL] [--no-progress] [--allow-debug]
+                                   [--redis URL] [--namespace NAME] [--no-progress] [--allow-debug]
 
         Runs N countdowns at once on each backend and records every event: tick lateness (p50, p90,
         p99, p99.9, max) against start + k·T, finish error, start delay, CPU, context switches,
@@ -49,12 +49,7 @@ struct RunCommand {
           --output DIR          Also write DIR/run.json (compact, versioned), run.csv, README.md,
                                 SVG charts, hgrm/*.hgrm and benchmark-action.json. {machine} in DIR
                                 becomes this machine's folder name: results/{machine}.
-          --redis URL           The redis backend's server (a build with the Redis trait):
-                                redis://[user[:password]@]host[:port][/db], unix:///path?db=N,
-                                or HOST:PORT; without it REDIS_URL, else a redis-server of its
-                                own on a loopback port. The password is shown nowhere here, but
-                                every user of the machine sees a command's arguments (ps): give
-                                a password through REDIS_URL.
+        \(RedisArguments.help)
           --no-progress         No progress on stderr.
           --allow-debug         Measure even in a debug build (its figures mean little).
 
@@ -78,7 +73,7 @@ struct RunCommand {
         allowDebug = args.flag("--allow-debug")
         var settings = args.flag("--quick") ? RunSettings.quick : RunSettings()
         if let names = try args.value("--backend") { settings.backends = try CountdownBackend.selectMeasured(names, for: "run") }
-        try CountdownBackend.useRedis(try args.value("--redis"))
+        try RedisArguments(&args).use()
         if let list = try args.value("--counts") { settings.counts = try Self.counts(list) }
         if let tick = try args.duration("--tick") { settings.tick = tick }
         if let duration = try args.duration("--duration") { settings.duration = duration }
@@ -118,6 +113,7 @@ struct RunCommand {
             throw UsageError("refusing to measure a debug build: swift run -c release countdown-bench run … (or --allow-debug)")
         }
         let progress = Progress(enabled: showProgress)
+        defer { RedisArguments.leaveServerAsFound() }
         if !Machine.isReleaseBuild { progress.note("WARNING: a debug build; these figures mean little") }
         if let outputDirectory {
             // Fail now, not after minutes of measuring.

@@ -111,6 +111,23 @@ package final class RedisAdmin: Sendable {
     /// The number of keys in the current database.
     package func keyCount() throws(CountdownError) -> Int { Int(try call(["DBSIZE"]).int ?? 0) }
 
+    /// Deletes every key `SCAN MATCH pattern` finds on this node, each page as it comes, one
+    /// `DEL` per slot (a cluster refuses keys of several slots in one command); how many.
+    package func deleteKeys(matching pattern: String) throws(CountdownError) -> Int {
+        var cursor = "0", deleted = 0
+        repeat {
+            let page = try call(["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"]).elements
+            guard page.count == 2, let next = page[0].text else {
+                throw .unavailable(.protocol, "SCAN answered neither a cursor nor a page of keys")
+            }
+            cursor = next
+            for keys in Dictionary(grouping: page[1].elements.compactMap(\.text), by: ClusterSlot.of).values {
+                deleted += Int(try call(["DEL"] + keys).int ?? 0)
+            }
+        } while cursor != "0"
+        return deleted
+    }
+
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply
         do {

@@ -7,11 +7,13 @@ import Countdown
 /// `countdown-bench fleet`: the Redis strategies measured where one process is not enough.
 struct FleetCommand {
     static let usage = """
-        USAGE: countdown-bench fleet [--redis URL] [--parts P,…] [--counts N,…] [--idle N,…]
+        USAGE: countdown-bench fleet [--redis URL] [--namespace NAME] [--parts P,…] [--counts N,…] [--idle N,…]
                                      [--tasks C,…] [--quick] [--output DIR] [--no-progress]
 
         Measures the Redis strategies (a build with the Redis trait: swift build --traits Redis),
-        each part on a redis-server of its own on a free loopback port, or on --redis's:
+        each part on a redis-server of its own on a free loopback port, or on --redis's (there no
+        redis-server CPU is reported, and part 4 and the cases that restart Redis or close its
+        clients are left out):
           1. redis(zset) at scale: N countdowns of 3 s at 1 s ticks (default 100000 and 1000000),
              started pipelined over one tick: finish and tick lateness, start phase, CPU per event
              of this process and of redis-server, Redis memory per countdown; then a start and a
@@ -25,7 +27,7 @@ struct FleetCommand {
              processes on 2000 keys; the same with one killed by SIGKILL, 5 rounds; start and
              cancel 0-1 ms apart, 300 pairs; every claim's answer dropped before it is read, 100
              countdowns; CLIENT KILL TYPE normal every 200 ms for 3 s; Redis SIGKILLed and
-             restarted from its append-only file (our own server only). Doubled, early and lost
+             restarted from its append-only file (these two on our own server only). Doubled, early and lost
              finishes, late ticks to replaced observers, observers held at the end.
           4. redis(zset) over 1, 2 and 3 shards on a Redis Cluster of three masters of its own
              (not with --redis): 100000 starts pipelined (10000 with --quick); starts a second,
@@ -37,19 +39,15 @@ struct FleetCommand {
              request p50/p99, and how late a task sleeping 5 ms at a time on the same pool woke.
 
         OPTIONS:
-          --redis URL         Measure that server instead of starting our own (no redis-server CPU):
-                              redis://[user[:password]@]host[:port][/db], unix:///path?db=N, or
-                              HOST:PORT. Without it, REDIS_URL when set. The password is shown
-                              nowhere here, but every user of the machine sees a command's
-                              arguments (ps): give a password through REDIS_URL.
-          --parts P,…         Which parts to run (default 1,2,3,4,5).
-          --counts N,…        Countdowns of part 1 (default 100000,1000000).
-          --idle N,…          Idle keys of part 2 (default 0,10000,100000,1000000).
-          --tasks C,…         Tasks at once of part 5 (default 1,16,256,1024).
-          --quick             Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
-          --output DIR        Also write DIR/fleet.json and DIR/fleet.txt (release builds only);
-                              {machine} in DIR becomes this machine's folder name.
-          --no-progress       No progress lines on stderr.
+        \(RedisArguments.help)
+          --parts P,…           Which parts to run (default 1,2,3,4,5).
+          --counts N,…          Countdowns of part 1 (default 100000,1000000).
+          --idle N,…            Idle keys of part 2 (default 0,10000,100000,1000000).
+          --tasks C,…           Tasks at once of part 5 (default 1,16,256,1024).
+          --quick               Small: 10000 countdowns, idle 0 and 10000 with a 10 s wait, part 3 small.
+          --output DIR          Also write DIR/fleet.json and DIR/fleet.txt (release builds only);
+                                {machine} in DIR becomes this machine's folder name.
+          --no-progress         No progress lines on stderr.
 
         EXIT STATUS: 0 measured, and every fleet case kept its promises; 1 a part could not run (no
         redis-server, say), or redis(zset) broke a promise in part 3; 2 bad arguments.
@@ -63,14 +61,14 @@ struct FleetCommand {
     let outputDirectory: String?
     let showProgress: Bool
     let showHelp: Bool
-    let redis: String?
+    let redis: RedisArguments
 
     init(arguments: [String]) throws(UsageError) {
         var args = Arguments(arguments, subcommand: "fleet")
         showHelp = args.flag("-h", "--help")
         showProgress = !args.flag("--no-progress")
         quick = args.flag("--quick")
-        redis = try args.value("--redis") ?? ProcessInfo.processInfo.environment["REDIS_URL"]
+        redis = try RedisArguments(&args)
         counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
         parts = Set(try Self.list(args.value("--parts"), option: "--parts") ?? [1, 2, 3, 4, 5])
         guard parts.isSubset(of: 1...5) else { throw UsageError("--parts must name parts 1 to 5, not \(parts.sorted())") }
@@ -81,9 +79,7 @@ struct FleetCommand {
         if outputDirectory != nil, !Machine.isReleaseBuild {
             throw UsageError("--output writes results, which come from a release build: swift run -c release countdown-bench …")
         }
-        #if Redis
-        if let redis { _ = try redisEndpoint(redis) }
-        #endif
+        try redis.use()
     }
 
     private static func list(_ text: String?, option: String, allowingZero: Bool = false) throws(UsageError) -> [Int]? {
@@ -104,7 +100,8 @@ struct FleetCommand {
         let progress: (String) -> Void = { [showProgress] line in
             if showProgress { FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
         }
-        let named = redis.flatMap { try? RedisEndpoint.parse($0) }
+        let named = try redis.endpoint()
+        defer { RedisArguments.leaveServerAsFound() }
         var document = FleetDocument(machine: .current, redis: "", scale: [], expiry: [], promises: [])
         for count in counts where parts.contains(1) {
             let server = try RedisUnderTest(named: named)

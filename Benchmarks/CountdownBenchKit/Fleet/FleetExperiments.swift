@@ -16,7 +16,7 @@ enum FleetExperiments {
     ) throws -> FleetDocument.ScaleRow {
         let delivery = DispatchQueue(label: "fleet.delivery")
         let scheduler = try RedisCountdownScheduler(
-            endpoint: server.endpoint, namespace: "fleet-scale-\(count)", strategy: .sortedSet(), tickInterval: tick,
+            endpoint: server.endpoint, namespace: RedisTarget.namespace("fleet-scale-\(count)"), strategy: .sortedSet(), tickInterval: tick,
             maximumDuration: .seconds(3600), deliveryQueue: delivery)
         let memoryBefore = try server.usedMemory()
         let scriptsBefore = try server.scriptStats()
@@ -59,7 +59,7 @@ enum FleetExperiments {
 
         progress("zset: \(calls) starts, cancels and PINGs one at a time")
         let oneAtATime = try RedisCountdownScheduler(
-            endpoint: server.endpoint, namespace: "fleet-calls-\(count)", tickInterval: tick, deliveryQueue: delivery)
+            endpoint: server.endpoint, namespace: RedisTarget.namespace("fleet-calls-\(count)"), tickInterval: tick, deliveryQueue: delivery)
         defer { oneAtATime.shutdown() }
         var startTimes: [UInt64] = [], cancelTimes: [UInt64] = [], pingTimes: [UInt64] = []
         let ping = try server.connection()
@@ -100,7 +100,7 @@ enum FleetExperiments {
             progress("expiry: \(strategy.variant) beside \(idle) idle keys")
             let delivery = DispatchQueue(label: "fleet.expiry")
             let scheduler = try RedisCountdownScheduler(
-                endpoint: server.endpoint, namespace: "fleet-expiry-\(strategy.variant)-\(idle)", strategy: strategy,
+                endpoint: server.endpoint, namespace: RedisTarget.namespace("fleet-expiry-\(strategy.variant)-\(idle)"), strategy: strategy,
                 tickInterval: .seconds(1), deliveryQueue: delivery)
             let starts = Locked([UInt64](repeating: 0, count: countdowns))
             let lateness = Locked(LatencyHistogram())

@@ -59,15 +59,17 @@ enum FleetPromises {
             t.fault = .dropFirstAnswers(toRequestsContaining: ":claimer\r\n")
             return t
         }
-        let admin = try server.connection()
-        for backend in [zset, keyspace] {
-            try row("clients-killed", "CLIENT KILL TYPE normal every 200 ms for 3 s, \(sizes.dropped) countdowns", backend) { _ in
-                var t = trial(members: 3, keys: sizes.dropped, spread: .seconds(3))
-                t.disruptions = [.init(after: .zero, every: .milliseconds(200), until: .seconds(3)) { _ = try? admin.killClients(type: "normal") }]
-                return t
-            }
-        }
+        // Closing every client, or restarting Redis, would do it to a user's own clients too:
+        // on our own server only.
         if server.isOwn {
+            let admin = try server.connection()
+            for backend in [zset, keyspace] {
+                try row("clients-killed", "CLIENT KILL TYPE normal every 200 ms for 3 s, \(sizes.dropped) countdowns", backend) { _ in
+                    var t = trial(members: 3, keys: sizes.dropped, spread: .seconds(3))
+                    t.disruptions = [.init(after: .zero, every: .milliseconds(200), until: .seconds(3)) { _ = try? admin.killClients(type: "normal") }]
+                    return t
+                }
+            }
             for backend in [zset, keyspace] {
                 try row("redis-restarted", "Redis SIGKILLed and restarted from its append-only file, 1.5 s after the last call, \(sizes.dropped) countdowns",
                         backend) { _ in
@@ -85,7 +87,7 @@ enum FleetPromises {
     ) -> FleetTrial {
         let workload = FleetWorkload.races(
             keys: keys, members: members, spread: spread, duration: duration, scenarios: scenarios, seed: UInt64.random(in: 1...UInt64(UInt32.max)))
-        return FleetTrial(members: members, workload: workload, tick: tick, namespace: RedisTarget.freshNamespace())
+        return FleetTrial(members: members, workload: workload, tick: tick, namespace: RedisTarget.freshName())
     }
 }
 #endif

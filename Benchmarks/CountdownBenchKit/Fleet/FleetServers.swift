@@ -21,7 +21,7 @@ enum FleetServers {
             for tasks in concurrency {
                 progress("servers: \(requests) requests, \(tasks) at once, \(api.rawValue) calls")
                 let scheduler = try RedisCountdownScheduler(
-                    endpoint: server.endpoint, namespace: "fleet-servers-\(UInt32.random(in: 0...UInt32.max))",
+                    endpoint: server.endpoint, namespace: RedisTarget.namespace("fleet-servers-\(UInt32.random(in: 0...UInt32.max))"),
                     tickInterval: .seconds(1), maximumDuration: .seconds(3600))
                 defer { scheduler.shutdown() }
                 rows.append(try waitFor { try await run(api, tasks: tasks, requests: requests, scheduler) })

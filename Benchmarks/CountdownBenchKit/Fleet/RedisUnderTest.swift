@@ -36,7 +36,7 @@ final class RedisUnderTest: Sendable {
     /// `idleKeys` keys with a one-hour TTL, in a namespace of their own.
     func fill(idleKeys: Int) throws {
         guard idleKeys > 0 else { return }
-        try admin.writeIdleKeys(idleKeys, prefix: "fleet-idle-\(UInt32.random(in: 0...UInt32.max)):", ttl: .seconds(3600))
+        try admin.writeIdleKeys(idleKeys, prefix: "{\(RedisTarget.namespace("fleet-idle-\(UInt32.random(in: 0...UInt32.max))"))}:", ttl: .seconds(3600))
     }
 
     /// Our server killed with SIGKILL, as a crash would, and started again on the same port

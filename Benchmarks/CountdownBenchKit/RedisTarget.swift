@@ -1,0 +1,125 @@
+#if Redis
+import Countdown
+import CountdownConformance
+import CountdownRedis
+import CountdownSupport
+import Dispatch
+import Foundation
+
+/// The Redis server the benchmark's fleet backends use, and where their keys go on it: the
+/// server `--redis URL` (or `REDIS_URL`) names, else a `redis-server` of the benchmark's own,
+/// started on first use on a free loopback port and stopped when the process exits.
+///
+/// Every namespace the benchmark makes is under one root (`--namespace`, `countdown-bench`
+/// unless given) and the run's own name: `ROOT:RUN:…`, its keys `{ROOT:RUN:…}…`, so that a user
+/// granted only `~{ROOT:*` runs it, and the run's keys are told from another run's. The fleet
+/// members a command starts make theirs under the same run (``runVariable``). On a server the
+/// user gave, what the run made is deleted when the command ends (``leaveAsFound()``), or when
+/// SIGINT or SIGTERM ends it; a process killed outright (SIGKILL) leaves its keys.
+enum RedisTarget {
+    private static let chosen = Locked<RedisEndpoint?>(nil)
+    private static let own = Locked<LocalRedisServer?>(nil)
+    private static let names = Locked<(root: String, used: Bool)>((RedisArguments.defaultRoot, false))
+    /// The environment variable that gives a fleet member its run's name.
+    static let runVariable = "COUNTDOWN_BENCH_RUN"
+    /// This run's name: its starter's, in a fleet member; else a fresh one.
+    static let run = ProcessInfo.processInfo.environment[runVariable]
+        ?? String(UInt64.random(in: 0...UInt64.max) % 36_000_000_000, radix: 36)
+    /// Kept for the life of the process: a signal source let go stops watching.
+    private static let signalSources = Locked<[any DispatchSourceSignal]>([])
+
+    /// `--redis URL`, or `REDIS_URL`; `--namespace`.
+    static func use(_ endpoint: RedisEndpoint?, root: String?) {
+        if let endpoint { chosen.withLock { $0 = endpoint } }
+        if let root { names.withLock { $0.root = root } }
+    }
+
+    static func endpoint() throws(CountdownError) -> RedisEndpoint {
+        if let endpoint = chosen.withLock({ $0 }) {
+            used()
+            return endpoint
+        }
+        return try server().endpoint
+    }
+
+    /// The benchmark's own server (nil with `--redis`): its process, for its CPU time.
+    static func ownServer() -> LocalRedisServer? { own.withLock { $0 } }
+
+    private static func server() throws(CountdownError) -> LocalRedisServer {
+        try own.withLock { (own: inout LocalRedisServer?) throws(CountdownError) -> LocalRedisServer in
+            if let own { return own }
+            do {
+                let server = try LocalRedisServer()
+                own = server
+                atexit { RedisTarget.ownServer()?.remove() }
+                return server
+            } catch {
+                throw .unavailable(.refused, "no --redis given, and \(error)")
+            }
+        }
+    }
+
+    /// What every namespace made begins with (`--namespace`).
+    static var root: String { names.withLock { $0.root } }
+
+    /// `name` under the root and the run: a namespace whose keys go when the run ends.
+    static func namespace(_ name: String) -> String {
+        used()
+        return "\(root):\(run):\(name)"
+    }
+
+    /// A name for a namespace of its own (``namespace(_:)`` makes it one).
+    static func freshName() -> String {
+        used()
+        return "bench-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// The run makes keys: on the user's server, they are deleted at the end, and at SIGINT or
+    /// SIGTERM.
+    private static func used() {
+        names.withLock { $0.used = true }
+        if chosen.withLock({ $0 != nil }) { watchSignals() }
+    }
+
+    static func freshNamespace() -> String { namespace(freshName()) }
+
+    /// Deletes every key the run made on the user's server, its fleet members' too (none on our
+    /// own, which goes with its files): what to say of it, nil when there was nothing to do. A
+    /// fleet member leaves this to the process that started it.
+    @discardableResult
+    static func leaveAsFound() -> String? {
+        guard !CountdownConformance.isFleetMember, let endpoint = chosen.withLock({ $0 }) else { return nil }
+        let (root, used) = names.withLock { names in
+            defer { names.used = false }
+            return (names.root, names.used)
+        }
+        guard used else { return nil }
+        do {
+            let deleted = try NamespaceSweep.delete(["\(root):\(run)"], at: endpoint)
+            return "deleted the \(deleted) keys this run left under {\(root):\(run):…} on \(endpoint)"
+        } catch {
+            return "could not delete the keys this run left under {\(root):\(run):…} on \(endpoint) (\(error)); "
+                + "delete them with: redis-cli --scan --pattern '{\(root):\(run):*' | xargs redis-cli del"
+        }
+    }
+
+    /// SIGINT (Ctrl-C) or SIGTERM while on the user's server: delete what was made, then end
+    /// as the signal would have (128 + its number).
+    private static func watchSignals() {
+        guard !CountdownConformance.isFleetMember else { return }
+        signalSources.withLock { sources in
+            guard sources.isEmpty else { return }
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    if let said = leaveAsFound() { FileHandle.standardError.write(Data("countdown-bench: \(said)\n".utf8)) }
+                    exit(128 + number)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+}
+#endif

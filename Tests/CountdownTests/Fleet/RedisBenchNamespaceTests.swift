@@ -1,0 +1,110 @@
+#if Redis
+import Countdown
+import Foundation
+import Testing
+
+@testable import CountdownRedis
+
+/// The benchmark on a user's Redis: run as a user granted only its `--namespace`, it leaves the
+/// server as it found it, whether it ends or is stopped with Ctrl-C; what others keep there,
+/// under the same namespace included, stays.
+@Suite("countdown-bench on a user's Redis", .dedicatedThread, .timeLimit(.minutes(3)))
+struct RedisBenchNamespaceTests {
+    /// A server whose `bench` user has the article's lines for `root`, its channels, and `+scan`;
+    /// with a key of the user's own, and one of another run under the same root.
+    struct UserServer {
+        let server: LocalRedisServer
+        let admin: RedisConnection
+        let url: String
+        let directory: URL
+        static let kept = ["user:+8613800000000:profile", "{mine:another-run:x}:c:sms-code"]
+
+        init(root: String) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("countdown-bench-ns-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let acl = directory.appendingPathComponent("users.acl")
+            let rules = try RedisDeploymentTests.articleRules() + ["&{NAMESPACE:* +scan"]
+            try [
+                "user default on >\(RedisDeploymentTests.password) ~* &* +@all",
+                RedisDeploymentTests.aclUser("bench", rules, prefix: root, namespace: root),
+            ].joined(separator: "\n").appending("\n").write(to: acl, atomically: true, encoding: .utf8)
+            server = try LocalRedisServer(extraSettings: ["--aclfile", acl.path, "--notify-keyspace-events", "Ex"])
+            let port = try #require(server.endpoint.hostAndPort)
+            admin = try RedisConnection(try RedisEndpoint(url: "redis://:\(RedisDeploymentTests.password)@\(port)"))
+            url = "redis://bench:\(RedisDeploymentTests.password)@\(port)"
+            for key in Self.kept { _ = try admin.call(["SET", key, "the user's"]) }
+        }
+
+        func remove() {
+            server.remove()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        var keys: [String] { ((try? admin.call(["KEYS", "*"]))?.elements.compactMap(\.text) ?? []).sorted() }
+    }
+
+    static func bench(_ arguments: [String], url: String) throws -> Process {
+        let executable = SuspendTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no \(executable.path)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        // The password through the environment, as the article says.
+        process.environment = ProcessInfo.processInfo.environment.merging(["REDIS_URL": url]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = Pipe()
+        try process.run()
+        return process
+    }
+
+    static func errors(of process: Process) -> String {
+        guard let pipe = process.standardError as? Pipe else { return "" }
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test("conformance, fleet members included, as a user granted only its namespace: nothing left but what was there")
+    func conformanceLeavesNothing() throws {
+        let server = try UserServer(root: "mine")
+        defer { server.remove() }
+        let process = try Self.bench(
+            ["conformance", "--backend", "redis(zset),redis(keyspace)", "--check", "start,cancel,pause-resume,fleet.one-key,fleet.race",
+             "--namespace", "mine", "--no-progress"], url: server.url)
+        let said = Self.errors(of: process)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(said)")
+        #expect(said.contains("deleted the") && !said.contains(RedisDeploymentTests.password), "\(said)")
+        #expect(server.keys == UserServer.kept.sorted(), "\(said)")
+    }
+
+    @Test("run stopped with SIGINT while its countdowns run: their keys deleted, then it ends as SIGINT would")
+    func interruptedRunLeavesNothing() throws {
+        let server = try UserServer(root: "mine")
+        defer { server.remove() }
+        let process = try Self.bench(
+            ["run", "--backend", "redis(zset)", "--counts", "200", "--duration", "60s", "--repeat", "1", "--starts", "spread",
+             "--namespace", "mine", "--allow-debug", "--no-progress"], url: server.url)
+        // Judged by what the server holds: the countdowns' keys are there before the signal.
+        let began = ContinuousClock.now
+        while server.keys.count < UserServer.kept.count + 100, ContinuousClock.now - began < .seconds(60), process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(server.keys.count >= UserServer.kept.count + 100, "the run's countdowns never appeared: \(server.keys.prefix(5))")
+        kill(process.processIdentifier, SIGINT)
+        let said = Self.errors(of: process)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT, "\(said)")
+        #expect(said.contains("deleted the"), "\(said)")
+        #expect(server.keys == UserServer.kept.sorted(), "\(said)")
+    }
+
+    @Test("a namespace's glob characters are matched as themselves")
+    func globCharactersEscaped() throws {
+        let server = try UserServer(root: "mine")
+        defer { server.remove() }
+        for key in ["{we*ird}:c:a", "{we*ird:1}:d", "{weXird}:c:a", "{we*irdo}:c:a"] { _ = try server.admin.call(["SET", key, "1"]) }
+        let endpoint = try RedisEndpoint(url: "redis://:\(RedisDeploymentTests.password)@\(try #require(server.server.endpoint.hostAndPort))")
+        #expect(try NamespaceSweep.delete(["we*ird"], at: endpoint) == 2)
+        #expect(server.keys == (UserServer.kept + ["{weXird}:c:a", "{we*irdo}:c:a"]).sorted())
+    }
+}
+#endif
