@@ -16,7 +16,8 @@ struct RedisArguments {
           --namespace NAME      Every key made on Redis is under NAME ({NAME:…}; default
                                 \(defaultRoot)): a user granted only ~{NAME:* runs it. On a
                                 server --redis names, the keys are deleted when the command
-                                ends or is stopped (Ctrl-C, SIGTERM); that needs +scan.
+                                ends or is stopped (Ctrl-C, SIGTERM), and a killed run's by
+                                the next, a minute later; that needs +scan.
           --redis-timeout D     How long a Redis command waits for its answer (default 5s, or
                                 the URL's socket_timeout).
           --redis-connect-timeout D

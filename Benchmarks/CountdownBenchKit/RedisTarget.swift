@@ -15,7 +15,8 @@ import Foundation
 /// granted only `~{ROOT:*` runs it, and the run's keys are told from another run's. The fleet
 /// members a command starts make theirs under the same run (``runVariable``). On a server the
 /// user gave, what the run made is deleted when the command ends (``leaveAsFound()``), or when
-/// SIGINT or SIGTERM ends it; a process killed outright (SIGKILL) leaves its keys.
+/// SIGINT or SIGTERM ends it. A process killed outright (SIGKILL) leaves its keys, and its
+/// lease (``NamespaceLease``), which runs out within a minute: the next run deletes them then.
 enum RedisTarget {
     private static let chosen = Locked<RedisEndpoint?>(nil)
     private static let own = Locked<LocalRedisServer?>(nil)
@@ -25,6 +26,7 @@ enum RedisTarget {
     /// This run's name: its starter's, in a fleet member; else a fresh one.
     static let run = ProcessInfo.processInfo.environment[runVariable]
         ?? String(UInt64.random(in: 0...UInt64.max) % 36_000_000_000, radix: 36)
+    private static let lease = Locked<NamespaceLease?>(nil)
     /// Kept for the life of the process: a signal source let go stops watching.
     private static let signalSources = Locked<[any DispatchSourceSignal]>([])
 
@@ -77,8 +79,39 @@ enum RedisTarget {
     /// The run makes keys: on the user's server, they are deleted at the end, and at SIGINT or
     /// SIGTERM.
     private static func used() {
-        names.withLock { $0.used = true }
-        if chosen.withLock({ $0 != nil }) { watchSignals() }
+        let first = names.withLock { names in
+            defer { names.used = true }
+            return !names.used
+        }
+        guard first, !CountdownConformance.isFleetMember, let endpoint = chosen.withLock({ $0 }) else { return }
+        watchSignals()
+        holdLease(on: endpoint)
+    }
+
+    /// Deletes what runs killed earlier left under the root (their leases ran out), then holds
+    /// this run's, so that a later run tells its keys from theirs. Calls made meanwhile on other
+    /// threads make keys under this run already: never taken for another's.
+    private static func holdLease(on endpoint: RedisEndpoint) {
+        let root = names.withLock { $0.root }
+        do {
+            let abandoned = try NamespaceLease.abandoned(under: root, except: run, at: endpoint)
+            if !abandoned.isEmpty {
+                let deleted = try NamespaceSweep.delete(abandoned, at: endpoint)
+                say("deleted the \(deleted) keys \(abandoned.count) earlier run(s) left under {\(root):…} (killed: their lease ran out)")
+            }
+        } catch {
+            say("could not look for keys earlier runs left under {\(root):…} (\(error))")
+        }
+        do {
+            let held = try NamespaceLease("\(root):\(run)", at: endpoint)
+            lease.withLock { $0 = held }
+        } catch {
+            say("could not hold this run's lease on {\(root):\(run)} (\(error)): were it killed, the next run could not tell its keys")
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data("countdown-bench: \(line)\n".utf8))
     }
 
     static func freshNamespace() -> String { namespace(freshName()) }
@@ -94,6 +127,7 @@ enum RedisTarget {
             return (names.root, names.used)
         }
         guard used else { return nil }
+        lease.withLock { $0 }?.stop()
         do {
             let deleted = try NamespaceSweep.delete(["\(root):\(run)"], at: endpoint)
             return "deleted the \(deleted) keys this run left under {\(root):\(run):…} on \(endpoint)"
@@ -113,7 +147,7 @@ enum RedisTarget {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
-                    if let said = leaveAsFound() { FileHandle.standardError.write(Data("countdown-bench: \(said)\n".utf8)) }
+                    if let said = leaveAsFound() { say(said) }
                     exit(128 + number)
                 }
                 source.resume()

@@ -114,19 +114,37 @@ package final class RedisAdmin: Sendable {
     /// Deletes every key `SCAN MATCH pattern` finds on this node, each page as it comes, one
     /// `DEL` per slot (a cluster refuses keys of several slots in one command); how many.
     package func deleteKeys(matching pattern: String) throws(CountdownError) -> Int {
-        var cursor = "0", deleted = 0
+        var deleted = 0
+        try scan(pattern) { (keys: [String]) throws(CountdownError) in
+            for keys in Dictionary(grouping: keys, by: ClusterSlot.of).values {
+                deleted += Int(try call(["DEL"] + keys).int ?? 0)
+            }
+        }
+        return deleted
+    }
+
+    /// Every key `SCAN MATCH pattern` finds on this node.
+    func keys(matching pattern: String) throws(CountdownError) -> [String] {
+        var found: [String] = []
+        try scan(pattern) { found += $0 }
+        return found
+    }
+
+    /// One `SCAN` walk, each page's keys handed to `page` as it comes.
+    private func scan(_ pattern: String, _ page: ([String]) throws(CountdownError) -> Void) throws(CountdownError) {
+        var cursor = "0"
         repeat {
-            let page = try call(["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"]).elements
-            guard page.count == 2, let next = page[0].text else {
+            let reply = try call(["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"]).elements
+            guard reply.count == 2, let next = reply[0].text else {
                 throw .unavailable(.protocol, "SCAN answered neither a cursor nor a page of keys")
             }
             cursor = next
-            for keys in Dictionary(grouping: page[1].elements.compactMap(\.text), by: ClusterSlot.of).values {
-                deleted += Int(try call(["DEL"] + keys).int ?? 0)
-            }
+            try page(reply[1].elements.compactMap(\.text))
         } while cursor != "0"
-        return deleted
     }
+
+    /// Any command; a refusal is thrown as `CountdownError`, named after the command.
+    func command(_ arguments: [String]) throws(CountdownError) -> RedisReply { try call(arguments) }
 
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply

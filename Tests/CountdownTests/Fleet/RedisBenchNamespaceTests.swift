@@ -7,17 +7,19 @@ import Testing
 
 /// The benchmark on a user's Redis: run as a user granted only its `--namespace`, it leaves the
 /// server as it found it, whether it ends or is stopped with Ctrl-C; what others keep there,
-/// under the same namespace included, stays.
+/// a running run's under the same namespace included, stays; what a killed run left goes with
+/// the next run, once the killed run's lease has run out.
 @Suite("countdown-bench on a user's Redis", .dedicatedThread, .timeLimit(.minutes(3)))
 struct RedisBenchNamespaceTests {
     /// A server whose `bench` user has the article's lines for `root`, its channels, and `+scan`;
-    /// with a key of the user's own, and one of another run under the same root.
+    /// with a key of the user's own, and a key of another run under the same root, which holds
+    /// its lease.
     struct UserServer {
         let server: LocalRedisServer
         let admin: RedisConnection
         let url: String
         let directory: URL
-        static let kept = ["user:+8613800000000:profile", "{mine:another-run:x}:c:sms-code"]
+        static let kept = ["user:+8613800000000:profile", "{mine:running:x}:c:sms-code", "{mine:running}:lease"]
 
         init(root: String) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("countdown-bench-ns-\(UUID().uuidString)")
@@ -32,7 +34,9 @@ struct RedisBenchNamespaceTests {
             let port = try #require(server.endpoint.hostAndPort)
             admin = try RedisConnection(try RedisEndpoint(url: "redis://:\(RedisDeploymentTests.password)@\(port)"))
             url = "redis://bench:\(RedisDeploymentTests.password)@\(port)"
-            for key in Self.kept { _ = try admin.call(["SET", key, "the user's"]) }
+            for key in Self.kept.prefix(2) { _ = try admin.call(["SET", key, "the user's"]) }
+            _ = try admin.call(["HSET", Self.kept[2], "held", "1"])
+            _ = try admin.call(["PEXPIRE", Self.kept[2], "120000"])
         }
 
         func remove() {
@@ -54,6 +58,20 @@ struct RedisBenchNamespaceTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = Pipe()
         try process.run()
+        return process
+    }
+
+    /// `run` of 200 countdowns of a minute on `server`, once at least 100 of them are there
+    /// (judged by what the server holds).
+    static func runWithCountdowns(on server: UserServer) throws -> Process {
+        let process = try bench(
+            ["run", "--backend", "redis(zset)", "--counts", "200", "--duration", "60s", "--repeat", "1", "--starts", "spread",
+             "--namespace", "mine", "--allow-debug", "--no-progress"], url: server.url)
+        let began = ContinuousClock.now
+        while server.keys.count < UserServer.kept.count + 100, ContinuousClock.now - began < .seconds(60), process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(server.keys.count >= UserServer.kept.count + 100, "the run's countdowns never appeared: \(server.keys.prefix(5))")
         return process
     }
 
@@ -80,20 +98,32 @@ struct RedisBenchNamespaceTests {
     func interruptedRunLeavesNothing() throws {
         let server = try UserServer(root: "mine")
         defer { server.remove() }
-        let process = try Self.bench(
-            ["run", "--backend", "redis(zset)", "--counts", "200", "--duration", "60s", "--repeat", "1", "--starts", "spread",
-             "--namespace", "mine", "--allow-debug", "--no-progress"], url: server.url)
-        // Judged by what the server holds: the countdowns' keys are there before the signal.
-        let began = ContinuousClock.now
-        while server.keys.count < UserServer.kept.count + 100, ContinuousClock.now - began < .seconds(60), process.isRunning {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(server.keys.count >= UserServer.kept.count + 100, "the run's countdowns never appeared: \(server.keys.prefix(5))")
+        let process = try Self.runWithCountdowns(on: server)
         kill(process.processIdentifier, SIGINT)
         let said = Self.errors(of: process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 128 + SIGINT, "\(said)")
         #expect(said.contains("deleted the"), "\(said)")
+        #expect(server.keys == UserServer.kept.sorted(), "\(said)")
+    }
+
+    @Test("a run killed outright leaves its keys and its lease; once the lease has run out, the next run deletes them")
+    func killedRunsKeysGoWithTheNext() throws {
+        let server = try UserServer(root: "mine")
+        defer { server.remove() }
+        let process = try Self.runWithCountdowns(on: server)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let left = server.keys.filter { !UserServer.kept.contains($0) }
+        let leases = left.filter { $0.hasSuffix("}:lease") }
+        #expect(left.count >= 100 && leases.count == 1, "\(left.prefix(5))")
+        // What a minute does to it, at once.
+        for lease in leases { _ = try server.admin.call(["DEL", lease]) }
+        let next = try Self.bench(["conformance", "--backend", "redis(zset)", "--check", "start", "--namespace", "mine", "--no-progress"], url: server.url)
+        let said = Self.errors(of: next)
+        next.waitUntilExit()
+        #expect(next.terminationStatus == 0, "\(said)")
+        #expect(said.contains("earlier run(s) left"), "\(said)")
         #expect(server.keys == UserServer.kept.sorted(), "\(said)")
     }
 
