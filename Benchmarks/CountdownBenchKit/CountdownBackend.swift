@@ -241,11 +241,15 @@ public struct CountdownBackend: Sendable, CustomStringConvertible {
     /// A comma list of names, or `all`: every strategy and variant, and with `includingTests`
     /// the virtual scheduler too (listed and judged, never measured).
     static func select(_ list: String, includingTests: Bool = false) throws(UsageError) -> [CountdownBackend] {
-        if list == "all" { return allWithVariants + (includingTests ? [virtual] : []) }
-        let backends = list.split(separator: ",").flatMap { named(String($0)) }
-        guard !backends.isEmpty else {
-            let choices = names + (companies + storedOnes).map(\.description) + ["all"]
-            throw UsageError("unknown backend '\(list)'; choose from \(choices.joined(separator: ", "))")
+        // Every name must be known: a list with a misspelt one is refused whole, not run without it.
+        var backends: [CountdownBackend] = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let found = name == "all" ? allWithVariants + (includingTests ? [virtual] : []) : named(name)
+            guard !found.isEmpty else {
+                let choices = names + (companies + storedOnes).map(\.description) + ["all"]
+                throw UsageError("unknown backend '\(name)'; choose from \(choices.joined(separator: ", "))")
+            }
+            backends += found.filter { new in !backends.contains { $0.description == new.description } }
         }
         return backends
     }

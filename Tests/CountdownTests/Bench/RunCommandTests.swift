@@ -12,7 +12,8 @@ import FoundationXML
     @Test(arguments: [
         ["run", "--tick", "0ms"], ["run", "--tick", "soon"], ["run", "--tick", "500us"], ["run", "--counts", "0"],
         ["run", "--counts", "10,x"], ["run", "--repeat", "0"], ["run", "--starts", "sometimes"],
-        ["run", "--duration", "200s"], ["run", "--backend", "cron"], ["run", "--format", "xml"], ["run", "--bogus"],
+        ["run", "--duration", "200s"], ["run", "--backend", "cron"], ["run", "--backend", "timestamp,cron"], ["conformance", "--backend", "all,cron"],
+        ["run", "--namespace", "a{b}"], ["run", "--namespace", "two words"], ["run", "--redis-timeout", "0s"], ["run", "--format", "xml"], ["run", "--bogus"],
         ["run", "--output"], ["run", "--keys", "long"], ["run", "--floor-period", "50us"], ["run", "--floor-period", "2s"], ["run", "--backend", "virtual"], ["compare", "one.json"], ["compare", "a.json", "b.json", "--threshold", "lots"],
         ["suspend", "--jobs", "0"], ["suspend", "--jobs", "17"], ["suspend", "--jobs", "some"],
     ])
@@ -38,6 +39,9 @@ import FoundationXML
         #expect(try RunCommand(arguments: ["--quick"]).settings.counts == RunSettings.quick.counts)
         #expect(command.settings.keys == .real, "keys like real ones unless told otherwise")
         #expect(try RunCommand(arguments: ["--keys", "short"]).settings.keys == .short)
+        // "all" within a list: each backend once.
+        let listed = try CountdownBackend.select("timestamp,all", includingTests: true).map(\.description)
+        #expect(listed.count == Set(listed).count && listed.contains("virtual") && listed.first == "timestamp(wall)")
     }
 
     @Test("real keys are 23 or 26 bytes, beyond Swift's 15 inline, and distinct; short ones as before")
