@@ -164,6 +164,12 @@ public final class RedisCountdownScheduler: CountdownScheduler {
     /// How many calls answered false, nil, `[]` or 0 because Redis could not be reached.
     public var unavailableCalls: Int { engine.unavailableCalls.load(ordering: .relaxed) }
 
+    /// How many observers here heard their finish because their countdown was gone from Redis
+    /// past its deadline, with no word of its end on its way: a start a failover lost (Redis
+    /// replicates after it answers), an eviction, a `DEL` by hand. `redis(zset)` asks within a
+    /// second of half a second past the deadline; `redis(keyspace)` never does (0).
+    public var lostCountdowns: Int { engine.watch.lostCountdowns.load(ordering: .relaxed) }
+
     /// The last failure of this member's own threads, which no call of yours sees: each
     /// shard's claimer (a claim refused leaves countdowns unfinished), its inbox reader (a
     /// message refused leaves a replaced observer ticking), the keyspace subscriber. The text

@@ -2,6 +2,7 @@
 import Countdown
 import CountdownSupport
 import Dispatch
+import Synchronization
 
 /// The observers' side of a fleet member: carries out what its ``ObserverRegistry`` decides.
 /// Under one lock it asks the registry, moves the gates it names, files the ticks in its
@@ -76,6 +77,26 @@ final class LocalWatch: Sendable {
         let now = Self.now()
         decide { r, d in r.finishExpired(key: key, slack: slack, now: now, into: &d) }
     }
+
+    /// The countdowns observed here that run and whose deadline passed more than `slack` ago:
+    /// key, generation and token of each.
+    func overdue(by slack: Int64) -> [(key: String, generation: Int64, token: String)] {
+        let before = Self.now() - slack
+        return state.withLock { $0.registry.overdue(before: before) }.map { ($0.key, $0.generation, $0.token) }
+    }
+
+    /// The countdown of `generation`, observed here under `token`, is gone from Redis with no
+    /// word of its end on its way (a failover lost its start, an eviction, a `DEL` by hand):
+    /// its observer hears the finish now, and it is counted in ``lostCountdowns``.
+    func endLost(generation: Int64, token: String) {
+        let now = Self.now()
+        if decide({ r, d in r.finishLost(generation: generation, token: token, now: now, into: &d) }) {
+            lostCountdowns.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// How many observers heard a finish because their countdown was gone from Redis.
+    let lostCountdowns = Atomic<Int>(0)
 
     /// The consumer of `observer` left: the countdown runs on, unobserved here.
     func detach(_ observer: FleetObserver) { decide { r, d in r.detach(observer, into: &d) } }

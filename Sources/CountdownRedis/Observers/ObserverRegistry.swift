@@ -42,6 +42,9 @@ struct ObserverRegistry {
     /// replaced elsewhere), and must not be observed anew. Emptied whenever no call is on its way.
     private var ended: [Int64: Int64] = [:]
     private(set) var stopped = false
+    /// Each countdown observed here that told its last tick, with its deadline: all that
+    /// ``overdue(before:)`` looks through (a million observed cost nothing until they run out).
+    private var lastTicked: [(deadline: Int64, generation: Int64)] = []
 
     init(tick: Int64) { self.tick = tick }
 
@@ -167,6 +170,28 @@ struct ObserverRegistry {
         d.deliveries.append(.finish(entry.observer, event(key, .finished, 0)))
     }
 
+    /// The countdowns observed here that run and are past their deadline by `instant`: their
+    /// finish is late, or lost with the countdown (``LocalWatch/endLost(generation:token:)``).
+    /// Looks through those that told their last tick only, forgetting the ones that ended since.
+    mutating func overdue(before instant: Int64) -> [ObservedCountdown] {
+        var found: [ObservedCountdown] = []
+        lastTicked.removeAll { item in
+            guard let entry = entries[item.generation], case .running(let deadline) = entry.phase, deadline == item.deadline
+            else { return true }
+            if deadline < instant { found.append(entry) }
+            return false
+        }
+        return found
+    }
+
+    /// Ends `generation`'s observer with its finish, as a claim's would, if it is still
+    /// `token`'s here; whether it was.
+    mutating func finishLost(generation: Int64, token: String, now: Int64, into d: inout FleetDecisions) -> Bool {
+        guard entries[generation]?.token == token else { return false }
+        apply(FleetNotice(generation: generation, token: token, kind: .finished), now: now, into: &d)
+        return true
+    }
+
     /// The tick filed for `instant` of `generation` is due: tell the remaining time, file the next.
     mutating func tick(generation: Int64, instant: Int64, now: Int64, into d: inout FleetDecisions) {
         guard var entry = entries[generation], entry.nextTick == instant, case .running(let deadline) = entry.phase
@@ -198,6 +223,7 @@ struct ObserverRegistry {
         }
         entries.removeAll()
         current.removeAll()
+        lastTicked.removeAll()
     }
 
     private mutating func remove(_ entry: ObservedCountdown) {
@@ -205,11 +231,17 @@ struct ObserverRegistry {
         if current[entry.key] == entry.generation { current[entry.key] = nil }
     }
 
-    private func fileNextTick(_ entry: inout ObservedCountdown, after now: Int64, into d: inout FleetDecisions) {
-        guard case .running(let deadline) = entry.phase,
-              let instant = TickGrid.next(deadline: deadline, duration: entry.duration, tick: tick, after: now)
-        else {
+    private mutating func fileNextTick(_ entry: inout ObservedCountdown, after now: Int64, into d: inout FleetDecisions) {
+        guard case .running(let deadline) = entry.phase else {
             entry.nextTick = nil
+            return
+        }
+        guard let instant = TickGrid.next(deadline: deadline, duration: entry.duration, tick: tick, after: now) else {
+            entry.nextTick = nil
+            // Ended ones are forgotten by the next look; with no one looking (redis(keyspace)),
+            // here, so that the list stays within twice the countdowns observed.
+            if lastTicked.count > 2 * entries.count + 64 { lastTicked.removeAll { entries[$0.generation] == nil } }
+            lastTicked.append((deadline, entry.generation))
             return
         }
         entry.nextTick = instant

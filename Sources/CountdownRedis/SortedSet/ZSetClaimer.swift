@@ -21,6 +21,8 @@ final class ZSetClaimer: Sendable {
         /// When to claim next (`Int64.max`: nothing known).
         var claimAt: Int64 = .max
         var heartbeatAt: Int64 = 0
+        /// When Redis is next asked about the overdue countdowns observed here.
+        var lostCheckAt: Int64 = 0
         /// The instant the thread sleeps until, so that only an earlier one wakes it.
         var sleepingUntil: Int64 = 0
         var stopped = false
@@ -39,14 +41,18 @@ final class ZSetClaimer: Sendable {
     /// deadline a claim answers is not looked at.
     private let followsTheFleet: Bool
     private let state = Locked(State())
+    /// Ends the observers here whose countdown Redis lost, at most once a heartbeat.
+    private let lostCheck: ZSetLostCheck?
     private let ticker = Locked<FleetTicker?>(nil)
 
     /// `heartbeat`: how often it claims when it knows of nothing due (nil: never, on purpose:
     /// ``FleetDefects/claimsOnlyItsOwn``).
     init(
         link: RedisLink, prefix: String, tolerance: Duration, heartbeat: Duration? = ZSetClaimer.heartbeat, clock: ServerClock,
-        failed: @escaping @Sendable (RedisFailure) -> Void = { _ in }, claimed: @escaping @Sendable (Int64, String) -> Void
+        lostCheck: ZSetLostCheck? = nil, failed: @escaping @Sendable (RedisFailure) -> Void = { _ in },
+        claimed: @escaping @Sendable (Int64, String) -> Void
     ) {
+        self.lostCheck = lostCheck
         self.failed = failed
         self.link = link
         self.prefix = prefix
@@ -94,7 +100,22 @@ final class ZSetClaimer: Sendable {
             return nil
         }
         if let due { return due }
-        return claimDue() ? .at(0) : .stop
+        guard claimDue() else { return .stop }
+        // After the claims: a finish claimed here has been heard, one claimed elsewhere is in
+        // the inbox the check reads.
+        let checking = lostCheck != nil && state.withLock { s -> Bool in
+            guard now >= s.lostCheckAt else { return false }
+            s.lostCheckAt = now + Self.heartbeat.nanoseconds
+            return true
+        }
+        if checking, let lostCheck {
+            do {
+                try lostCheck.run(on: link)
+            } catch {
+                if !isStopped { failed(error) }
+            }
+        }
+        return .at(0)
     }
 
     /// Claims until less than a batch is due; false once stopped.

@@ -64,6 +64,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                 let claimer = ZSetClaimer(
                     link: claims, prefix: prefix, tolerance: tolerance,
                     heartbeat: defects.contains(.claimsOnlyItsOwn) ? nil : ZSetClaimer.heartbeat, clock: clock,
+                    lostCheck: ZSetLostCheck(prefix: prefix, member: member, watch: watch) { [layout] in layout.prefix(of: $0) == prefix },
                     failed: { background.record($0, in: "the claimer's claim script") }
                 ) { generation, token in
                     watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
