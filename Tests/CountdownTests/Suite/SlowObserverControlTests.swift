@@ -74,4 +74,36 @@ struct SlowObserverControlTests {
         let result = try await result(ProcessStall(.once))
         #expect(result.verdict == .pass, "\(result.verdict): \(result.messages) — \(result.figure ?? "")")
     }
+
+    /// One countdown's finish 350 ms late on its own (as `redis(keyspace)`'s expiry sampled
+    /// among many keys with a TTL), every other on time: delivered later on the delivery queue,
+    /// which it does not hold.
+    final class OneLateFinish: ForwardingScheduler, @unchecked Sendable {
+        let queue: DispatchQueue
+
+        init(_ inner: any CountdownScheduler, queue: DispatchQueue) {
+            self.queue = queue
+            super.init(inner)
+        }
+
+        override func wrap(_ observer: @escaping CountdownObserver, key: String) -> CountdownObserver {
+            guard key == "k0" else { return observer }
+            return { [queue] event in
+                guard event.kind == .finished else { return observer(event) }
+                queue.asyncAfter(deadline: .now() + .milliseconds(350)) { observer(event) }
+            }
+        }
+    }
+
+    @Test("one countdown late on its own, the others on time, is no stall: no verdict, not a failure")
+    func oneLateFinishIsNoStall() async throws {
+        // Before: judged by the latest finish alone, this was "observed stalls-countdowns".
+        let suite = CountdownConformance(name: "dispatch-source with one late finish", options: .init(timeLimitPerCheck: .seconds(60))) { e in
+            OneLateFinish(try DispatchSourceScheduler(tickInterval: e.tickInterval, deliveryQueue: e.deliveryQueue), queue: e.deliveryQueue)
+        }
+        let check = try #require(CountdownConformance.checks.first { $0.id == "profile.slow-observer" })
+        let result = await runInSlot(suite, check)
+        #expect(result.verdict == .inconclusive, "\(result.verdict): \(result.messages) — \(result.figure ?? "")")
+        #expect(result.messages.joined().contains("neither all on time"), "\(result.messages)")
+    }
 }

@@ -86,7 +86,7 @@ enum ProfileSlowObserverCheck {
             // Counting stalled: the finish comes about the block's length late.
             lateness.append(f.lateness)
         }
-        guard let worst = lateness.max() else {
+        guard let worst = lateness.max(), let least = lateness.min() else {
             return .undecided("no countdown fired before the block and finished after it")
         }
         guard let controlLate = finish(of: controlLog)?.lateness else {
@@ -96,12 +96,16 @@ enum ProfileSlowObserverCheck {
         guard controlLate < onTime else {
             return .undecided("the control, on a scheduler whose delivery nothing blocked, finished \(DurationText.nanoseconds(Double(controlLate))) late as well: the process stalled, not the observer")
         }
+        // A stall moves every countdown the block covered, by about its length: the least late
+        // of them says it. One finish late on its own (redis(keyspace)'s expiry, sampled among
+        // every key with a TTL on the server, came 321 ms late beside others on time) is not one.
         let observed: CountdownProfile.SlowObserver
-        switch worst {
-        case ..<onTime: observed = .delaysDeliveryOnly
-        case 300_000_000...: observed = .stallsCountdowns
-        default:
-            return .undecided("finishes \(DurationText.nanoseconds(Double(worst))) late: between on time and the block's length")
+        if worst < onTime {
+            observed = .delaysDeliveryOnly
+        } else if least >= 300_000_000 {
+            observed = .stallsCountdowns
+        } else {
+            return .undecided("finishes \(DurationText.nanoseconds(Double(least)))–\(DurationText.nanoseconds(Double(worst))) late: neither all on time nor all about the block's length late")
         }
         c.expect(observed == declared, "declares \(declared.rawValue), but observed \(observed.rawValue)")
         return .judged
