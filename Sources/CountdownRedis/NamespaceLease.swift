@@ -15,9 +15,7 @@ package final class NamespaceLease: Sendable {
 
     /// Takes the lease on `namespace` now (throws when it cannot), and keeps it until ``stop()``.
     package init(_ namespace: String, at endpoint: RedisEndpoint) throws(CountdownError) {
-        let map = ClusterMap(endpoint)
-        map.read()
-        let admin = try RedisAdmin(endpoint, route: ClusterRoute(map: map, slot: ClusterSlot.of("{\(namespace)}")))
+        let admin = try RedisAdmin(endpoint, route: ClusterRoute(map: NamespaceSweep.masters(of: endpoint).map, slot: ClusterSlot.of("{\(namespace)}")))
         let key = "{\(namespace)}:lease"
         let renew = { @Sendable () throws(CountdownError) in
             _ = try admin.command(["HSET", key, "held", "1"])
@@ -45,10 +43,9 @@ package final class NamespaceLease: Sendable {
     /// The namespaces directly under `root` (`root:X`, X not `own`) whose keys are on the server
     /// and whose lease is not: left by a run that ended without deleting them.
     package static func abandoned(under root: String, except own: String, at endpoint: RedisEndpoint) throws(CountdownError) -> [String] {
-        let map = ClusterMap(endpoint)
-        map.read()
+        let (map, nodes) = NamespaceSweep.masters(of: endpoint)
         var runs: Set<String> = []
-        for node in map.masters.isEmpty ? [endpoint.address] : map.masters {
+        for node in nodes {
             let admin = try RedisAdmin(endpoint.at(node))
             for key in try admin.keys(matching: NamespaceSweep.patterns(root)[1]) {
                 // `{root:X}…` or `{root:X:…}…`: X is the run.

@@ -10,17 +10,22 @@ package enum NamespaceSweep {
     /// without `+scan`), having deleted what it found before it.
     package static func delete(_ namespaces: [String], at endpoint: RedisEndpoint) throws(CountdownError) -> Int {
         guard !namespaces.isEmpty else { return 0 }
-        let map = ClusterMap(endpoint)
-        map.read()
-        let nodes = map.masters.isEmpty ? [endpoint.address] : map.masters
         var deleted = 0
-        for node in nodes {
+        for node in masters(of: endpoint).nodes {
             let admin = try RedisAdmin(endpoint.at(node))
             for namespace in namespaces {
                 for pattern in patterns(namespace) { deleted += try admin.deleteKeys(matching: pattern) }
             }
         }
         return deleted
+    }
+
+    /// The server's slot map, read now, and every master it names (the endpoint's own node when
+    /// it names none: a single server, or a user without `cluster|slots`).
+    static func masters(of endpoint: RedisEndpoint) -> (map: ClusterMap, nodes: [RedisEndpoint.Address]) {
+        let map = ClusterMap(endpoint)
+        map.read()
+        return (map, map.masters.isEmpty ? [endpoint.address] : map.masters)
     }
 
     /// `{NAMESPACE}*` and `{NAMESPACE:*`, the namespace's glob characters escaped.

@@ -78,11 +78,10 @@ final class LocalWatch: Sendable {
         decide { r, d in r.finishExpired(key: key, slack: slack, now: now, into: &d) }
     }
 
-    /// The countdowns observed here that run and whose deadline passed more than `slack` ago:
-    /// key, generation and token of each.
-    func overdue(by slack: Int64) -> [(key: String, generation: Int64, token: String)] {
+    /// The countdowns observed here that run and whose deadline passed more than `slack` ago.
+    func overdue(by slack: Int64) -> [ObservedCountdown] {
         let before = Self.now() - slack
-        return state.withLock { $0.registry.overdue(before: before) }.map { ($0.key, $0.generation, $0.token) }
+        return state.withLock { $0.registry.overdue(before: before) }
     }
 
     /// The countdown of `generation`, observed here under `token`, is gone from Redis with no
