@@ -30,10 +30,10 @@ extension CountdownBackend {
             // The suite's member or proxy address, with the chosen server's credentials and timeouts.
             var endpoint = try RedisTarget.endpoint()
             if let given = o.storeAddress.flatMap(RedisEndpoint.init) { endpoint = endpoint.at(given.address) }
-            return try RedisCountdownScheduler(
+            return RedisTarget.track(try RedisCountdownScheduler(
                 endpoint: endpoint, namespace: o.namespace.map(RedisTarget.namespace) ?? RedisTarget.freshNamespace(),
                 strategy: strategy(o), tickInterval: o.tickInterval, capacity: o.capacity,
-                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration, deliveryQueue: o.deliveryQueue)
+                maximumDuration: o.maximumDuration ?? CountdownLimits.defaultMaximumDuration, deliveryQueue: o.deliveryQueue))
         }
     }
     #else

@@ -27,6 +27,10 @@ enum RedisTarget {
     static let run = ProcessInfo.processInfo.environment[runVariable]
         ?? String(UInt64.random(in: 0...UInt64.max) % 36_000_000_000, radix: 36)
     private static let lease = Locked<NamespaceLease?>(nil)
+    /// Every scheduler made on the target, held weakly: stopped before a signal's sweep, so that
+    /// no start still on its way writes a key after it.
+    private struct Made: Sendable { weak var scheduler: RedisCountdownScheduler? }
+    private static let made = Locked<[Made]>([])
     /// Kept for the life of the process: a signal source let go stops watching.
     private static let signalSources = Locked<[any DispatchSourceSignal]>([])
 
@@ -59,6 +63,15 @@ enum RedisTarget {
                 throw .unavailable(.refused, "no --redis given, and \(error)")
             }
         }
+    }
+
+    /// `scheduler`, remembered (weakly) to be shut down before a signal's sweep.
+    static func track(_ scheduler: RedisCountdownScheduler) -> RedisCountdownScheduler {
+        made.withLock { made in
+            made.removeAll { $0.scheduler == nil }
+            made.append(Made(scheduler: scheduler))
+        }
+        return scheduler
     }
 
     /// What every namespace made begins with (`--namespace`).
@@ -147,6 +160,7 @@ enum RedisTarget {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
+                    for scheduler in made.withLock({ $0.compactMap(\.scheduler) }) { scheduler.shutdown() }
                     if let said = leaveAsFound() { say(said) }
                     exit(128 + number)
                 }
