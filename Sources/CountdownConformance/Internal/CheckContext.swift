@@ -138,14 +138,12 @@ final class CheckContext: Sendable {
         return harness
     }
 
-    /// A fresh scheduler and the threads that appeared while it was made: its own. Call from a
+    /// A fresh scheduler and the threads it started while it was made: its own. Call from a
     /// thread named apart (`nameCurrentThread`), so that threads the backend starts without
     /// naming them, which inherit the name, are not mistaken for the check's.
     func makeSchedulerWatchingThreads(tick: Duration) throws -> (Harness, Set<Int>) {
         try OSThreads.creation.withLock { _ throws -> (Harness, Set<Int>) in
-            let before = OSThreads.current()
-            let harness = try makeSchedulerUnlocked(tick: tick)
-            return (harness, OSThreads.started(since: before))
+            try OSThreads.watching { try makeSchedulerUnlocked(tick: tick) }
         }
     }
 

@@ -61,6 +61,26 @@ enum OSThreads {
         return Set(now.keys.filter { before[$0] == nil })
     }
 
+    /// Runs `body` and returns, with its answer, the threads it started (directly or through
+    /// threads it started): those that appeared meanwhile and carry ``ThreadMark``'s mark. A
+    /// thread still starting 2 s on counts as its own, so that a leak is never passed for want
+    /// of a reading; one that exited before it was read cannot outlive anything.
+    static func watching<T>(_ body: () throws -> T) rethrows -> (T, Set<Int>) {
+        let before = current()
+        let answer = try ThreadMark.marking(body)
+        var starting = started(since: before)
+        var own: Set<Int> = []
+        _ = realTimeWait(timeout: .seconds(2)) {
+            for id in starting {
+                let reading = ThreadMark.read(id)
+                if reading == .marked { own.insert(id) }
+                if reading != .starting { starting.remove(id) }
+            }
+            return starting.isEmpty
+        }
+        return (answer, own.union(starting))
+    }
+
     /// Neither libdispatch's workers ("…qos…") nor the suite's own threads ("conformance…")
     /// belong to a scheduler, whenever they appear.
     private static func isForeign(_ name: String) -> Bool {
