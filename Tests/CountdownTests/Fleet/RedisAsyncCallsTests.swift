@@ -103,13 +103,15 @@ struct RedisAsyncCallsTests {
         }
         #expect(oneKey.filter { $0 == .started }.count == 1)
         #expect(oneKey.filter { if case .attached = $0 { true } else { false } }.count == 63)
-        // Answers lost after the server ran the call (about every other write's, at random):
-        // each merged call sent again answers from its record, so no start answers .attached
-        // and no cancel false. Rounds of fresh keys until some answer was lost (at most ten).
-        proxy.inject(.dropAnswers(every: 2))
+        // Answers lost after the server ran the call (about every other answer to a request
+        // naming these keys, at random): each merged call sent again answers from its record, so
+        // no start answers .attached and no cancel false. Only such answers are dropped, and
+        // counted: the member's other connections (claimer, inbox) go through the proxy too, and
+        // a drop there once ended the rounds before the first (CI-like load, 2 runs of 40).
+        proxy.inject(.dropAnswers(every: 2, toRequestsContaining: "rate-limit:user:"))
         let before = try scripts()
         var rounds = 0
-        while proxy.faults == 0, rounds < 10 {
+        repeat {
             let keys = (0..<256).map { "rate-limit:user:\(rounds)-\(100_000_000 + $0)" }
             rounds += 1
             let started = await withTaskGroup(of: CountdownStart?.self) { group in
@@ -123,8 +125,9 @@ struct RedisAsyncCallsTests {
                 for key in keys { group.addTask { try? await scheduler.async.cancel(key: key) } }
                 return await group.reduce(into: [Bool?]()) { $0.append($1) }
             }
-            #expect(cancelled.allSatisfy { $0 == true }, "\(cancelled.filter { $0 != true }.count) of 256 cancels not true")
-        }
+            #expect(cancelled.allSatisfy { $0 == true },
+                    "\(cancelled.filter { $0 != true }.count) of 256 cancels not true: \(cancelled.filter { $0 == nil }.count) threw, \(cancelled.filter { $0 == false }.count) false")
+        } while proxy.faults == 0 && rounds < 10
         #expect(proxy.faults > 0, "no answer was lost in \(rounds) rounds")
         let sent = try scripts() - before
         #expect(sent < rounds * 256, "\(sent) scripts for \(rounds * 512) calls: too few went together")
