@@ -20,4 +20,7 @@ public enum UnavailableReason: String, Sendable, Hashable, Codable, CaseIterable
     case outOfMemory
     /// The server answered with an error of its own (a read-only replica, a script that failed).
     case server
+    /// The server made the change, but fewer of its replicas than asked acknowledged it in
+    /// time (Redis' `WAIT`): a failover now may lose it. Sending the call again is safe.
+    case notReplicated
 }

@@ -112,9 +112,10 @@ public final class RedisCountdownScheduler: CountdownScheduler {
         let cluster = ClusterMap(endpoint)
         let admin = try RedisAdmin(endpoint, route: ClusterRoute(map: cluster, slot: ClusterSlot.of("{\(namespace)}")))
         switch strategy {
-        case .sortedSet(_, let shards) where (1...64).contains(shards):
+        case .sortedSet(_, let shards, let replicas) where (1...64).contains(shards):
             for prefix in ZSetShards(namespace: namespace, count: shards).prefixes {
                 try admin.check(ZSetKeys.permissions, prefix: prefix, strategy: "redis(zset)")
+                if replicas != nil { try admin.check(ZSetKeys.replicaPermissions, prefix: prefix, strategy: strategy.variant) }
             }
         case .keyspaceNotifications:
             try admin.check(KeyspaceKeys.permissions, prefix: "{\(namespace)}", strategy: "redis(keyspace)")
@@ -133,14 +134,15 @@ public final class RedisCountdownScheduler: CountdownScheduler {
             }
         }
         switch strategy {
-        case .sortedSet(let tolerance, let shards):
+        case .sortedSet(let tolerance, let shards, let replicas):
             try settings.validate(tolerance: tolerance)
+            try replicas?.validate(against: endpoint)
             guard (1...64).contains(shards) else {
                 throw .invalidConfiguration("the sorted set's shards, \(shards), are not between 1 and 64")
             }
             engine = try ZSetEngine(
                 endpoint: endpoint, namespace: namespace, settings: settings, tolerance: tolerance, shards: shards, cluster: cluster,
-                defects: defects)
+                replicas: replicas.map(ReplicaWait.init), defects: defects)
         case .keyspaceNotifications:
             engine = try KeyspaceEngine(endpoint: endpoint, namespace: namespace, settings: settings, cluster: cluster)
         }

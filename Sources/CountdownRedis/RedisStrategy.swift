@@ -25,7 +25,11 @@ public enum RedisStrategy: Sendable, Hashable {
     /// each. A key's shard is a stable hash of the key, the same in every member; every member of
     /// a namespace must use the same number. With a `capacity`, each shard takes an even share of
     /// it, rounded up: a start may be refused while other shards have room.
-    case sortedSet(tolerance: Duration = .zero, shards: Int = 1)
+    ///
+    /// `replicas`: how many replicas must hold a start before it answers (``RedisReplicas``,
+    /// Redis' `WAIT`); nil, the default: the master's answer is enough, and a failover may lose
+    /// the last starts it acknowledged.
+    case sortedSet(tolerance: Duration = .zero, shards: Int = 1, replicas: RedisReplicas? = nil)
 
     /// As the tutorials build it: `SET key … PX ms` per countdown, and a subscriber on
     /// `__keyevent@<db>__:expired` that hears the end. Redis sends that event when it *deletes*
@@ -40,11 +44,13 @@ public enum RedisStrategy: Sendable, Hashable {
     /// Measured and judged, not recommended.
     case keyspaceNotifications
 
-    /// The command-line variant: `zset`, `zset~10ms`, `zset*3` (three shards), `keyspace`.
+    /// The command-line variant: `zset`, `zset~10ms`, `zset*3` (three shards), `zset+wait1`
+    /// (starts acknowledged by a replica), `keyspace`.
     public var variant: String {
         switch self {
-        case .sortedSet(let tolerance, let shards):
+        case .sortedSet(let tolerance, let shards, let replicas):
             (tolerance > .zero ? "zset~\(Self.compact(tolerance))" : "zset") + (shards > 1 ? "*\(shards)" : "")
+                + (replicas.map { "+wait\($0.count)" } ?? "")
         case .keyspaceNotifications:
             "keyspace"
         }
@@ -60,7 +66,7 @@ public enum RedisStrategy: Sendable, Hashable {
         capacity: Int? = nil, maximumDuration: Duration = CountdownLimits.defaultMaximumDuration
     ) -> CountdownProfile {
         switch self {
-        case .sortedSet(let tolerance, let shards):
+        case .sortedSet(let tolerance, let shards, _):
             CountdownProfile(
                 name: "redis", variant: variant,
                 mechanism: "deadlines in a Redis sorted set, each operation one Lua script timed by the server's clock; "

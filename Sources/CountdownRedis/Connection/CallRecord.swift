@@ -9,9 +9,11 @@ import Foundation
 /// the size of the client's ring. Under the namespace `P` (`KEYS[1]`), `P:a:<client>` is a hash
 /// of `K` slots: slot `serial mod K` holds `serial answer` (the answer packed with Redis' own
 /// `cmsgpack`, exact for integers up to 2^53, as µs deadlines are). A call whose slot holds its
-/// own serial is a resend: it is answered from the slot. A slot holding a newer serial proves
-/// the call is a copy that lost its way (sent again, answered, and arriving late on a connection
-/// already closed, `K` calls later): it is answered `{now, -1}` and does nothing. The link never
+/// own serial is a resend: it is answered from the slot, which it writes again, so that a
+/// `WAIT` sent after it waits for a write at least as late as the first (``ReplicaWait``). A
+/// slot holding a newer serial proves the call is a copy that lost its way (sent again,
+/// answered, and arriving late on a connection already closed, `K` calls later): it is answered
+/// `{now, -1}` and does nothing. The link never
 /// has more than `K/4` calls in flight, so a slot is reused only when its call is long answered,
 /// and nothing has to be deleted per call. A member's rings go with it: the sorted set's claims
 /// delete those of members unseen for ten minutes (``ZSetScripts/claim``); the keyspace strategy,
@@ -57,6 +59,7 @@ enum CallRecord {
           local space = string.find(kept, ' ', 1, true)
           local was = tonumber(string.sub(kept, 1, space - 1))
           if was == serial then
+            redis.call('HSET', R, slot, kept)
             local again = cmsgpack.unpack(string.sub(kept, space + 1))
             again[1] = n
             return again

@@ -78,11 +78,21 @@ final class PipeLoop {
         }
     }
 
-    /// Requests taken together, as calls: those next to each other that merge, merged.
+    /// Requests taken together, as calls: those next to each other that merge, merged; and the
+    /// `WAIT`s (``ReplicaWait``) last, the same ones as one: a `WAIT` moved later still waits
+    /// for every write before it, and a start followed by its `WAIT` still merges with the
+    /// next start.
     private static func calls(_ entries: [RedisPipe.Entry]) -> [Call] {
         var calls: [Call] = []
+        var waits: [Call] = []
         for entry in entries {
-            if var last = calls.last, let merging = last.request.merging, last.entries.count < merging.most,
+            if case .command(let arguments) = entry.request.body, arguments.first == "WAIT" {
+                if let same = waits.firstIndex(where: { if case .command(arguments) = $0.request.body { true } else { false } }) {
+                    waits[same].entries.append(entry)
+                } else {
+                    waits.append(Call(request: entry.request, entries: [entry]))
+                }
+            } else if var last = calls.last, let merging = last.request.merging, last.entries.count < merging.most,
                last.request.merges(with: entry.request) {
                 last.request = last.request.appending(entry.request)
                 last.entries.append(entry)
@@ -91,7 +101,7 @@ final class PipeLoop {
                 calls.append(Call(request: entry.request, entries: [entry]))
             }
         }
-        return calls
+        return calls + waits
     }
 
     /// Writes every call not yet sent, in one write.

@@ -24,6 +24,8 @@ final class ZSetEngine: ScriptedFleetEngine {
     private let inboxes: [InboxReader]
     /// What each shard takes of the capacity (nil: no limit).
     private let shardCapacity: Int?
+    /// Each start's `WAIT` for replicas (nil: none).
+    private let replicas: ReplicaWait?
     private let clock: ServerClock
     private let observerSerial = Atomic<Int64>(0)
     let unavailableCalls = Atomic<Int>(0)
@@ -32,9 +34,10 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     init(
         endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, tolerance: Duration, shards: Int = 1,
-        cluster: ClusterMap? = nil, defects: FleetDefects = []
+        cluster: ClusterMap? = nil, replicas: ReplicaWait? = nil, defects: FleetDefects = []
     ) throws(CountdownError) {
         self.settings = settings
+        self.replicas = replicas
         let layout = ZSetShards(namespace: namespace, count: shards)
         self.shards = layout
         // Each shard counts its own countdowns: an even share of the capacity, rounded up.
@@ -73,7 +76,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                 inboxes.append(InboxReader(
                     link: inboxLink, box: "\(prefix):i:\(member)", processing: "\(prefix):w:\(member)",
                     handle: { messages in
-                        for message in messages { Self.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
+                        for message in messages { ZSetInboxMessage.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
                     },
                     stopped: { watch.isStopped }, failed: { background.record($0, in: "the inbox reader's \($1)") }, defects: defects))
             }
@@ -128,7 +131,8 @@ final class ZSetEngine: ScriptedFleetEngine {
                 let script = Array(starts[first..<min(first + Self.startsPerScript, starts.count)])
                 let arguments = fixed(shard, attachOnly: false) + script.flatMap { [$0.token, $0.routed.key, String($0.micros)] }
                 let request = RedisPipe.Request.script(ZSetScripts.start, keys: [shards.prefixes[shard]], arguments: arguments)
-                let call = FleetCall<FleetBatch.Answers>.send([(calls[shard], [request])], then: { [self] replies throws(CountdownError) in
+                let requests = replicas?.requests(after: request) ?? [request]
+                let call = FleetCall<FleetBatch.Answers>.send([(calls[shard], requests)], then: { [self] replies throws(CountdownError) in
                     let answers: [StartAnswer]
                     do throws(CountdownError) {
                         answers = try StartAnswer.sequence(replies[0], requested: script.map(\.micros))
@@ -138,7 +142,8 @@ final class ZSetEngine: ScriptedFleetEngine {
                     }
                     return .done(zip(script, answers).map { start, answer in
                         (start.index, Result { () throws(CountdownError) in
-                            try started(answer, start.routed, token: start.token, duration: batch[start.index].1, observer: batch[start.index].2)
+                            try started(
+                                answer, start.routed, token: start.token, duration: batch[start.index].1, observer: batch[start.index].2, waited: replies)
                         })
                     })
                 }, failed: { [watch] _ in for start in script { watch.abandon(start.token) } })
@@ -214,7 +219,8 @@ final class ZSetEngine: ScriptedFleetEngine {
         let arguments = fixed(routed.shard, attachOnly: attachOnly) + [token, routed.key, String(micros)]
         let request = RedisPipe.Request.script(
             ZSetScripts.start, keys: [shards.prefixes[routed.shard]], arguments: arguments, merging: Self.startsTogether)
-        return .send([(calls[routed.shard], [request])], then: { [self] replies throws(CountdownError) in
+        let waits = attachOnly ? nil : replicas
+        return .send([(calls[routed.shard], waits?.requests(after: request) ?? [request])], then: { [self] replies throws(CountdownError) in
             let answer: StartAnswer
             do throws(CountdownError) {
                 answer = try StartAnswer.sequence(replies[0], requested: [micros])[0]
@@ -222,7 +228,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                 watch.abandon(token)
                 throw error
             }
-            return .done(try started(answer, routed, token: token, duration: requested, observer: observer))
+            return .done(try started(answer, routed, token: token, duration: requested, observer: observer, waited: waits == nil ? nil : replies))
         }, failed: { [watch] _ in watch.abandon(token) })
     }
 
@@ -242,8 +248,10 @@ final class ZSetEngine: ScriptedFleetEngine {
     private static func micros(_ duration: Duration) -> Int64 { (duration.nanoseconds + 999) / 1000 }
 
     /// A start's or attach's answer: what this member now observes, and what the caller hears.
+    /// `waited`: the replies of a start sent with its `WAIT` (nil: none was sent).
     private func started(
-        _ answer: StartAnswer, _ routed: Routed, token: String, duration requested: Duration, observer: FleetObserver
+        _ answer: StartAnswer, _ routed: Routed, token: String, duration requested: Duration, observer: FleetObserver,
+        waited: [RedisReply]? = nil
     ) throws(CountdownError) -> CountdownStart {
         let received = LocalWatch.now()
         switch answer.outcome {
@@ -253,7 +261,13 @@ final class ZSetEngine: ScriptedFleetEngine {
         case .nothingToAttach:
             watch.abandon(token)
             return .started  // read by attach as "nothing attached": only an attach asks for nothing
-        case .started, .attached: break
+        case .started, .attached:
+            if let waited, let replicas {
+                do throws(CountdownError) { try replicas.check(waited) } catch {
+                    watch.abandon(token)
+                    throw error
+                }
+            }
         }
         clock.update(serverNow: answer.now, receivedAt: received)
         let observation = answer.observation(
@@ -264,18 +278,6 @@ final class ZSetEngine: ScriptedFleetEngine {
             claimers[routed.shard].claim(at: deadline)
         }
         return answer.answer
-    }
-
-    // MARK: The inbox
-
-    /// What another member did to a countdown observed here, or a wake-up.
-    private static func handle(
-        _ message: FleetMessage, watch: LocalWatch, claimer: ZSetClaimer, clock: ServerClock, defects: FleetDefects
-    ) {
-        if case .wake(let deadline) = message, !defects.contains(.claimsOnlyItsOwn) { claimer.claim(at: clock.local(deadline)) }
-        guard let notice = FleetNotice(message, clock: clock) else { return }
-        if !defects.isDisjoint(with: [.ignoresOtherMembers, .silencesOnlyOnItsOwnCall]), notice.kind != .finished { return }
-        watch.receive(notice)
     }
 
     // MARK: Calls to Redis

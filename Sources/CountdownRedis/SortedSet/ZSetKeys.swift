@@ -21,5 +21,8 @@ enum ZSetKeys {
         .init("BLMOVE", inbox, processing), .init("LRANGE", processing), .init("RPUSH", processing), .init("PEXPIRE", processing),
         .init("DEL", processing),
     ])
+
+    /// What starts acknowledged by replicas send besides (``ReplicaWait``).
+    static let replicaPermissions = PermissionProbe(asks: [.init("WAIT", "'1'", "'1'", label: "WAIT")])
 }
 #endif
