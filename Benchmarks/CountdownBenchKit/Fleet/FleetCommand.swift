@@ -37,10 +37,15 @@ struct FleetCommand {
              (default 1, 16, 256, 1024), 20000 requests (4000 with --quick), each a start then a
              cancel, through the async calls and through the blocking ones: calls a second,
              request p50/p99, and how late a task sleeping 5 ms at a time on the same pool woke.
+          6. A master SIGKILLed (not with --redis): redis(zset*3) on a Redis Cluster of three
+             masters with a replica each, without and with starts acknowledged by a replica
+             (WAIT 1, 100 ms): a start one at a time beside a PING, then 16 threads starting
+             countdowns of 6-8 s for 3 s, master 1 killed halfway: starts lost, ended and
+             counted (lostCountdowns), unheard, early, doubled, and how late the finishes came.
 
         OPTIONS:
         \(RedisArguments.help)
-          --parts P,…           Which parts to run (default 1,2,3,4,5).
+          --parts P,…           Which parts to run (default 1,2,3,4,5,6).
           --counts N,…          Countdowns of part 1 (default 100000,1000000).
           --idle N,…            Idle keys of part 2 (default 0,10000,100000,1000000).
           --tasks C,…           Tasks at once of part 5 (default 1,16,256,1024).
@@ -70,8 +75,8 @@ struct FleetCommand {
         quick = args.flag("--quick")
         redis = try RedisArguments(&args)
         counts = try Self.list(args.value("--counts"), option: "--counts") ?? (quick ? [10_000] : [100_000, 1_000_000])
-        parts = Set(try Self.list(args.value("--parts"), option: "--parts") ?? [1, 2, 3, 4, 5])
-        guard parts.isSubset(of: 1...5) else { throw UsageError("--parts must name parts 1 to 5, not \(parts.sorted())") }
+        parts = Set(try Self.list(args.value("--parts"), option: "--parts") ?? [1, 2, 3, 4, 5, 6])
+        guard parts.isSubset(of: 1...6) else { throw UsageError("--parts must name parts 1 to 6, not \(parts.sorted())") }
         tasks = try Self.list(args.value("--tasks"), option: "--tasks") ?? (quick ? [1, 256] : [1, 16, 256, 1024])
         idle = try Self.list(args.value("--idle"), option: "--idle", allowingZero: true) ?? (quick ? [0, 10_000] : [0, 10_000, 100_000, 1_000_000])
         outputDirectory = try args.value("--output").map(Machine.expand)
@@ -128,6 +133,9 @@ struct FleetCommand {
         }
         if named == nil, parts.contains(4) {
             document.shards = try FleetShards.measure(count: quick ? 10_000 : 100_000, shards: [1, 2, 3], progress: progress)
+        }
+        if named == nil, parts.contains(6) {
+            document.failover = try FleetFailover.measure(sizes: quick ? .init(costCalls: 200, threads: 8, seconds: 2) : .init(), progress: progress)
         }
         let text = FleetReport(document: document).text
         output.write(text)

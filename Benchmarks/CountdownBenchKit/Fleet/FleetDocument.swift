@@ -19,6 +19,9 @@ struct FleetDocument: Codable, Sendable {
     /// `redis(zset)` called by C tasks at once on the cooperative pool (``FleetServers``); nil in
     /// a document written before servers were measured.
     var servers: [ServerRow]?
+    /// A master SIGKILLed under `redis(zset*3)`, with and without starts acknowledged by a replica
+    /// (``FleetFailover``); nil in a document written before failovers were measured.
+    var failover: [FailoverRow]?
 
     /// One run of `redis(zset)` at scale: N countdowns started pipelined over one tick.
     struct ScaleRow: Codable, Sendable, Equatable {
@@ -115,6 +118,36 @@ struct FleetDocument: Codable, Sendable {
         var heartbeats: Int
         var heartbeatP99Ms: Double?
         var heartbeatMaxMs: Double?
+    }
+
+    /// One strategy through a master's SIGKILL: what a start cost before, what the run lost.
+    struct FailoverRow: Codable, Sendable, Equatable {
+        var strategy: String
+        /// Replicas each start waited for (0: none), and for how long at most.
+        var replicas: Int
+        var waitMs: Double?
+        /// One at a time on the healthy cluster, µs: a start, and a `PING` beside it.
+        var startMedianMicros: Double?
+        var startP99Micros: Double?
+        var pingMedianMicros: Double?
+        /// Starts asked for while the master was killed; answered `.started`; that threw (any
+        /// reason), of which `notReplicated`.
+        var attempted: Int
+        var started: Int
+        var threw: Int
+        var notReplicated: Int
+        /// From the kill until every node served its slots again.
+        var failoverSeconds: Double?
+        /// Observers ended because their countdown was gone from Redis (`lostCountdowns`); owed
+        /// finishes never heard; heard before the deadline; heard twice.
+        var lost: Int
+        var unheard: Int
+        var early: Int
+        var doubled: Int
+        /// Lateness of the finishes due a second or more after the cluster served again, where
+        /// the lost ones are ended.
+        var finishP99MsAfterFailover: Double?
+        var finishMaxMsAfterFailover: Double?
     }
 
     func encoded() throws -> String {

@@ -70,6 +70,24 @@ struct FleetReport {
             }
             out += table.render()
         }
+        if let failover = document.failover, !failover.isEmpty {
+            out += "\nA master SIGKILLed: redis(zset*3) on a Redis Cluster of 3 masters with a replica each; a start one at a time on the healthy cluster, then 16 threads starting countdowns of 6-8 s, master 1 killed halfway\n"
+            var table = TextTable(columns: [
+                "strategy", "start", "p99", "start ÷ PING", "started", "threw", "not replicated", "failover", "lost", "unheard",
+                "early", "doubled", "finish p99 after", "max",
+            ])
+            for row in failover {
+                table.add([
+                    row.strategy, Self.micros(row.startMedianMicros), Self.micros(row.startP99Micros),
+                    Self.ratio(row.startMedianMicros ?? 0, row.pingMedianMicros ?? 0), "\(row.started) of \(row.attempted)", "\(row.threw)",
+                    "\(row.notReplicated)", row.failoverSeconds.map { String(format: "%.1f s", $0) } ?? "not served again",
+                    "\(row.lost)", "\(row.unheard)", "\(row.early)", "\(row.doubled)",
+                    Self.ms(row.finishP99MsAfterFailover), Self.ms(row.finishMaxMsAfterFailover),
+                ])
+            }
+            out += table.render()
+            out += "  lost: observers ended because their countdown was gone from Redis (lostCountdowns); finish p99/max after: lateness of the finishes due 1 s or more after the cluster served again\n"
+        }
         if !document.promises.isEmpty {
             out += "\nWhat a fleet keeps: members in processes of their own racing on keys (countdowns of 2 s at 250 ms ticks), judged as the conformance suite judges\n"
             var table = TextTable(columns: [
