@@ -8,7 +8,7 @@ struct FleetGuide {
     var statements: [Guide.Statement] {
         let titles = scaleTitles + [
             "`redis(zset)`, one call at a time beside a `PING`",
-            Self.serversTitle, Self.keyspaceExpiryTitle, Self.zsetExpiryTitle,
+            Self.serversTitle, Self.failoverTitle, Self.keyspaceExpiryTitle, Self.zsetExpiryTitle,
         ] + promiseTitles + ["Conformance of the Redis strategies"]
         return titles.map { title in
             Guide.Statement(title: title, cell: Guide.Cell(readings: library.machines.compactMap { reading(title, $0) }))
@@ -19,6 +19,9 @@ struct FleetGuide {
     private static let zsetExpiryTitle = "`redis(zset)`, the same beside the same idle keys"
     private static let serversTitle =
         "`redis(zset)` called as servers call it: C tasks at once on the cooperative pool, each request a start then a cancel, beside a task sleeping 5 ms at a time"
+
+    private static let failoverTitle =
+        "A master SIGKILLed under `redis(zset*3)` on a Redis Cluster with a replica per master, without and with starts acknowledged by a replica (`WAIT`)"
 
     /// One statement per scale row measured on any machine.
     private var scaleTitles: [String] {
@@ -74,6 +77,15 @@ struct FleetGuide {
                         + "heartbeat late p99 \(FleetReport.ms(row.heartbeatP99Ms)) (max \(FleetReport.ms(row.heartbeatMaxMs)))"
                 }.joined(separator: "; ")
             }.joined(separator: ". ")
+        } else if title == Self.failoverTitle {
+            guard let rows = fleet.failover, !rows.isEmpty else { return nil }
+            text = rows.map { row in
+                "`\(row.strategy)`: a start \(FleetReport.micros(row.startMedianMicros)) "
+                    + "(\(FleetReport.ratio(row.startMedianMicros ?? 0, row.pingMedianMicros ?? 0)) a `PING`); "
+                    + "\(Self.count(row.started)) started, \(row.threw) threw, \(row.lost) lost and ended, \(row.unheard) unheard, "
+                    + "\(row.early) early, \(row.doubled) doubled; finishes due after the failover "
+                    + "(\(row.failoverSeconds.map { String(format: "%.1f s", $0) } ?? "never served again")) p99 \(FleetReport.ms(row.finishP99MsAfterFailover)) late"
+            }.joined(separator: "; ")
         } else if title == Self.keyspaceExpiryTitle || title == Self.zsetExpiryTitle {
             // Matched whole: the promise rows' titles begin with the same strategy names.
             let strategy = title == Self.keyspaceExpiryTitle ? "redis(keyspace)" : "redis(zset)"
