@@ -146,6 +146,9 @@ package final class RedisAdmin: Sendable {
     /// Any command; a refusal is thrown as `CountdownError`, named after the command.
     func command(_ arguments: [String]) throws(CountdownError) -> RedisReply { try call(arguments) }
 
+    /// `CONFIG SET name value` (the benchmark's own servers only).
+    package func setConfig(_ name: String, _ value: String) throws(CountdownError) { _ = try call(["CONFIG", "SET", name, value]) }
+
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply
         do {

@@ -123,6 +123,9 @@ struct FleetDocument: Codable, Sendable {
     /// One strategy through a master's SIGKILL: what a start cost before, what the run lost.
     struct FailoverRow: Codable, Sendable, Equatable {
         var strategy: String
+        /// The killed master's replica: `in step`, or `behind` (stopped from the run's start until
+        /// the kill, the master set to cut it off past 64 kB of output).
+        var replica: String
         /// Replicas each start waited for (0: none), and for how long at most.
         var replicas: Int
         var waitMs: Double?

@@ -10,8 +10,17 @@ import Foundation
 /// time beside a `PING`; then threads start countdowns back to back while master 1 is killed
 /// halfway, its replica promoted. Starts a master acknowledged and the replica never received
 /// are lost: each member ends such an observer with a finish past its deadline and counts it
-/// (`lostCountdowns`).
+/// (`lostCountdowns`). Twice each: the killed master's replica in step; and the replica behind,
+/// stopped (SIGSTOP) from the run's start until the kill, with the master set to cut off a
+/// replica more than 64 kB behind (Redis' `client-output-buffer-limit`), as a slow or
+/// partitioned replica would be. On loopback the kernel's socket buffers may hold everything the
+/// stopped replica has not read, and it then loses nothing: the rows say what happened.
 enum FleetFailover {
+    enum Scenario: String, CaseIterable {
+        case inStep = "in step"
+        case behind = "behind"
+    }
+
     struct Sizes {
         var costCalls = 1000
         var threads = 16
@@ -19,8 +28,10 @@ enum FleetFailover {
     }
 
     static func measure(sizes: Sizes = .init(), progress: (String) -> Void) throws -> [FleetDocument.FailoverRow] {
-        try [nil, RedisReplicas.acknowledged(by: 1, within: .milliseconds(100))].map { replicas in
-            try run(replicas, sizes, progress)
+        try Scenario.allCases.flatMap { scenario in
+            try [nil, RedisReplicas.acknowledged(by: 1, within: .milliseconds(100))].map { replicas in
+                try run(replicas, scenario, sizes, progress)
+            }
         }
     }
 
@@ -32,9 +43,11 @@ enum FleetFailover {
         var answer: Result<CountdownStart, CountdownError>
     }
 
-    private static func run(_ replicas: RedisReplicas?, _ sizes: Sizes, _ progress: (String) -> Void) throws -> FleetDocument.FailoverRow {
+    private static func run(
+        _ replicas: RedisReplicas?, _ scenario: Scenario, _ sizes: Sizes, _ progress: (String) -> Void
+    ) throws -> FleetDocument.FailoverRow {
         let strategy = RedisStrategy.sortedSet(shards: 3, replicas: replicas)
-        progress("failover: redis(\(strategy.variant)) on a cluster of 3 masters with a replica each")
+        progress("failover: redis(\(strategy.variant)), the replica \(scenario.rawValue)")
         let cluster = try LocalRedisCluster(masters: 3)
         defer { cluster.remove() }
         guard cluster.waitUntilServing() else { throw CountdownError.unavailable(.server, "the cluster did not come up") }
@@ -72,9 +85,16 @@ enum FleetFailover {
                 done.leave()
             }.start()
         }
+        // Master 1's replica is node 4 (the masters, then their replicas in order).
+        let replica = cluster.nodes[cluster.masters + 1]
+        if scenario == .behind {
+            try RedisAdmin(cluster.nodes[1].endpoint).setConfig("client-output-buffer-limit", "replica 64kb 16kb 1")
+            kill(replica.processIdentifier, SIGSTOP)
+        }
         while SystemClocks.monotonic() < killAt { usleep(1_000) }
         cluster.nodes[1].kill()
         killed.withLock { $0 = SystemClocks.monotonic() }
+        if scenario == .behind { kill(replica.processIdentifier, SIGCONT) }
         done.wait()
         let killedAt = killed.withLock { $0 } ?? killAt
         let serving = cluster.waitUntilServing(timeout: .seconds(30))
@@ -90,7 +110,7 @@ enum FleetFailover {
         usleep(1_000_000)
         let heard = finishes.withLock { $0 }
         progress("failover: \(owed.count) started, \(scheduler.lostCountdowns) lost")
-        return row(strategy, replicas, made, owed, heard, scheduler.lostCountdowns, killedAt: killedAt, servingAt: serving ? servingAt : nil,
+        return row(strategy, replicas, scenario, made, owed, heard, scheduler.lostCountdowns, killedAt: killedAt, servingAt: serving ? servingAt : nil,
                    startMicros: startMicros, pingMicros: pingMicros)
     }
 
@@ -112,7 +132,7 @@ enum FleetFailover {
     }
 
     private static func row(
-        _ strategy: RedisStrategy, _ replicas: RedisReplicas?, _ made: [Start], _ owed: [Start], _ heard: [String: [UInt64]],
+        _ strategy: RedisStrategy, _ replicas: RedisReplicas?, _ scenario: Scenario, _ made: [Start], _ owed: [Start], _ heard: [String: [UInt64]],
         _ lost: Int, killedAt: UInt64, servingAt: UInt64?, startMicros: [Double], pingMicros: [Double]
     ) -> FleetDocument.FailoverRow {
         let refused = made.compactMap { if case .failure(let error) = $0.answer { error } else { nil } }
@@ -131,7 +151,7 @@ enum FleetFailover {
             if let servingAt, deadline >= servingAt + 1_000_000_000 { lateAfter.append(Double(first &- deadline) / 1e6) }
         }
         return FleetDocument.FailoverRow(
-            strategy: "redis(\(strategy.variant))", replicas: replicas?.count ?? 0, waitMs: replicas.map { Double($0.timeout.nanoseconds) / 1e6 },
+            strategy: "redis(\(strategy.variant))", replica: scenario.rawValue, replicas: replicas?.count ?? 0, waitMs: replicas.map { Double($0.timeout.nanoseconds) / 1e6 },
             startMedianMicros: percentile(startMicros, 50), startP99Micros: percentile(startMicros, 99),
             pingMedianMicros: percentile(pingMicros, 50),
             attempted: made.count, started: owed.count, threw: refused.count, notReplicated: notReplicated,

@@ -71,14 +71,14 @@ struct FleetReport {
             out += table.render()
         }
         if let failover = document.failover, !failover.isEmpty {
-            out += "\nA master SIGKILLed: redis(zset*3) on a Redis Cluster of 3 masters with a replica each; a start one at a time on the healthy cluster, then 16 threads starting countdowns of 6-8 s, master 1 killed halfway\n"
+            out += "\nA master SIGKILLed: redis(zset*3) on a Redis Cluster of 3 masters with a replica each; a start one at a time on the healthy cluster, then 16 threads starting countdowns of 6-8 s, master 1 killed halfway; its replica in step, or behind (stopped from the run's start until the kill)\n"
             var table = TextTable(columns: [
-                "strategy", "start", "p99", "start ÷ PING", "started", "threw", "not replicated", "failover", "lost", "unheard",
+                "strategy", "replica", "start", "p99", "start ÷ PING", "started", "threw", "not replicated", "failover", "lost", "unheard",
                 "early", "doubled", "finish p99 after", "max",
             ])
             for row in failover {
                 table.add([
-                    row.strategy, Self.micros(row.startMedianMicros), Self.micros(row.startP99Micros),
+                    row.strategy, row.replica, Self.micros(row.startMedianMicros), Self.micros(row.startP99Micros),
                     Self.ratio(row.startMedianMicros ?? 0, row.pingMedianMicros ?? 0), "\(row.started) of \(row.attempted)", "\(row.threw)",
                     "\(row.notReplicated)", row.failoverSeconds.map { String(format: "%.1f s", $0) } ?? "not served again",
                     "\(row.lost)", "\(row.unheard)", "\(row.early)", "\(row.doubled)",

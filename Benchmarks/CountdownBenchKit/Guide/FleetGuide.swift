@@ -80,7 +80,7 @@ struct FleetGuide {
         } else if title == Self.failoverTitle {
             guard let rows = fleet.failover, !rows.isEmpty else { return nil }
             text = rows.map { row in
-                "`\(row.strategy)`: a start \(FleetReport.micros(row.startMedianMicros)) "
+                "`\(row.strategy)`, the replica \(row.replica): a start \(FleetReport.micros(row.startMedianMicros)) "
                     + "(\(FleetReport.ratio(row.startMedianMicros ?? 0, row.pingMedianMicros ?? 0)) a `PING`); "
                     + "\(Self.count(row.started)) started, \(row.threw) threw, \(row.lost) lost and ended, \(row.unheard) unheard, "
                     + "\(row.early) early, \(row.doubled) doubled; finishes due after the failover "
