@@ -23,13 +23,17 @@ enum StoreRestoreCheck {
         let startReturned = first.now()  // its deadline is at most this + 1.5 s
         _ = try keyed.start(key: "paused", duration: .seconds(5), observer: first.ignoring("start"))
         c.expect(keyed.pause(key: "paused"), "pause of a running countdown answered false")
-        _ = try keyed.start(key: "gone", duration: .milliseconds(100), observer: first.ignoring("start"))
+        let goneLog = first.recorder()
+        let goneAsked = first.now()
+        _ = try keyed.start(key: "gone", duration: .milliseconds(100), observer: goneLog.observer(for: "start"))
         // The scheduler's own deadline for "run" once the file holds every change: the latest
         // the file may record. (A tick counter's deadline moves later when a fire comes late,
         // never earlier: a deadline read after the write is at or after the written one.)
         keyed.waitUntilStored()
         let believed = keyed.remaining(key: "run").map { first.now() + nanoseconds($0) }
+        let shutDownAt = first.now()
         keyed.shutdown()  // leaves the store as it is: the next launch finds all three
+        let goneFinished = !goneLog.finishes.isEmpty
         first.settle(.milliseconds(300))  // "gone" runs out while nothing runs
 
         // What the file says of "run": its deadline, as the relaunch must find it. Judged
@@ -71,8 +75,7 @@ enum StoreRestoreCheck {
         } else {
             c.fail("paused: a paused countdown was not restored paused (the restoration: \(StoreFolder.mentions("paused", in: restoration)))")
         }
-        let gone = StoreFolder.mentions("gone", in: restoration)
-        c.expect(gone == ["expired"], "gone: ran out while nothing ran, and the relaunch named it \(gone), not expired once")
+        judgeGone(StoreFolder.mentions("gone", in: restoration), finished: goneFinished, dueBeforeShutdown: shutDownAt >= goneAsked + 100_000_000, in: c)
         relaunched.shutdown()
 
         // The launch after: the expired one was reported once, and is not again.
@@ -81,6 +84,21 @@ enum StoreRestoreCheck {
         c.expect(goneAgain.isEmpty, "gone: reported expired at one launch, and the next launch named it again: \(goneAgain)")
         c.expect(again.paused["paused"] != nil, "paused: not paused at the second relaunch (the restoration: \(StoreFolder.mentions("paused", in: again)))")
         c.figure("relaunched \(DurationText.nanoseconds(Double(restoredAt - startedAt))) after the starts: running \(restoration.running.count), paused \(restoration.paused.count), expired \(restoration.expired.count)")
+    }
+
+    /// "gone", as the relaunch names it, judged by what happened before the shutdown. It was meant
+    /// to run out while nothing ran; on a loaded machine the shutdown can come after its 100 ms
+    /// (CI-like campaign, `task`, 1 run of 11: "the relaunch named it [], not expired once"). Heard
+    /// to finish, it is named nothing; due before the shutdown and not heard, nothing or expired
+    /// (its fire may have come, its finish silenced by the shutdown); else expired, once.
+    private static func judgeGone(_ gone: [String], finished: Bool, dueBeforeShutdown: Bool, in c: CheckContext) {
+        if finished {
+            c.expect(gone.isEmpty, "gone: finished before the shutdown, and the relaunch named it \(gone)")
+        } else if dueBeforeShutdown {
+            c.expect(gone.isEmpty || gone == ["expired"], "gone: due before the shutdown, not heard to finish, and the relaunch named it \(gone)")
+        } else {
+            c.expect(gone == ["expired"], "gone: ran out while nothing ran, and the relaunch named it \(gone), not expired once")
+        }
     }
 
     /// remaining(key:) read 20 times: a restored countdown never has less left than its recorded
