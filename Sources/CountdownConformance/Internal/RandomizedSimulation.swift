@@ -117,21 +117,30 @@ enum RandomizedSimulation {
 
     /// The shortest sublist of `operations` found that still fails: chunks removed while the
     /// rest fails, halving the chunk when none can go (delta debugging), within a budget of
-    /// runs and of real time. Returns it and the number of runs it took.
+    /// runs, and of real time in real time. In virtual time the budget is the operations played
+    /// instead, so that a seed replays the same shortest sequence however loaded the machine:
+    /// CI cut a shrink at 20 s after 40 runs, and the replay, done after 51, printed another.
+    /// Returns it and the number of runs it took.
     static func shrink(_ operations: [Operation], in c: CheckContext, seed: UInt64) -> ([Operation], Int) {
-        var current = operations, runs = 0
+        var current = operations, runs = 0, played = 0
+        var virtual: Bool?
         let deadline = SystemClocks.monotonic() + 20_000_000_000
+        func within() -> Bool {
+            runs < 2_000 && (virtual == true ? played < 400_000 : SystemClocks.monotonic() < deadline)
+        }
         func fails(_ candidate: [Operation]) -> Bool {
             runs += 1
+            played += candidate.count
             let scratch = c.fresh()
             defer { scratch.shutDownSchedulers() }
             guard let h = try? scratch.makeScheduler(tick: tick) else { return false }
+            virtual = virtual ?? (h.time.mode == .virtual)
             return play(candidate[...], on: h, in: scratch, seed: seed).firstFailure != nil
         }
         var chunk = max(1, current.count / 2)
-        while runs < 2_000, SystemClocks.monotonic() < deadline {
+        while within() {
             var start = 0, removed = false
-            while start < current.count, runs < 2_000, SystemClocks.monotonic() < deadline {
+            while start < current.count, within() {
                 var candidate = current
                 candidate.removeSubrange(start..<min(start + chunk, current.count))
                 if fails(candidate) {
