@@ -115,8 +115,10 @@ enum FleetFailover {
     }
 
     /// Starts one at a time (then cancelled), and as many `PING`s to the same master, µs each.
-    private static func cost(_ scheduler: RedisCountdownScheduler, _ cluster: LocalRedisCluster, calls: Int) throws -> ([Double], [Double]) {
-        var startMicros: [Double] = [], pingMicros: [Double] = []
+    private static func cost(
+        _ scheduler: RedisCountdownScheduler, _ cluster: LocalRedisCluster, calls: Int
+    ) throws -> (LatencyHistogram, LatencyHistogram) {
+        var startMicros = LatencyHistogram(), pingMicros = LatencyHistogram()
         let admin = try RedisAdmin(cluster.endpoint)
         for index in 0..<calls {
             let key = "cost:" + KeyShape.real.key(index)
@@ -124,8 +126,8 @@ enum FleetFailover {
             _ = try scheduler.start(key: key, duration: .seconds(600)) { _ in }
             let middle = SystemClocks.monotonic()
             try admin.ping()
-            pingMicros.append(Double(SystemClocks.monotonic() - middle) / 1000)
-            startMicros.append(Double(middle - began) / 1000)
+            pingMicros.record(SystemClocks.monotonic() - middle)
+            startMicros.record(middle - began)
             _ = scheduler.cancel(key: key)
         }
         return (startMicros, pingMicros)
@@ -133,12 +135,12 @@ enum FleetFailover {
 
     private static func row(
         _ strategy: RedisStrategy, _ replicas: RedisReplicas?, _ scenario: Scenario, _ made: [Start], _ owed: [Start], _ heard: [String: [UInt64]],
-        _ lost: Int, killedAt: UInt64, servingAt: UInt64?, startMicros: [Double], pingMicros: [Double]
+        _ lost: Int, killedAt: UInt64, servingAt: UInt64?, startMicros: LatencyHistogram, pingMicros: LatencyHistogram
     ) -> FleetDocument.FailoverRow {
         let refused = made.compactMap { if case .failure(let error) = $0.answer { error } else { nil } }
         let notReplicated = refused.filter { if case .unavailable(.notReplicated, _) = $0 { true } else { false } }.count
         var early = 0, unheard = 0, doubled = 0
-        var lateAfter: [Double] = []
+        var lateAfter = LatencyHistogram()
         for start in owed {
             let deadline = start.invoked + UInt64(start.duration.nanoseconds)
             guard let times = heard[start.key], let first = times.first else {
@@ -148,21 +150,18 @@ enum FleetFailover {
             if times.count > 1 { doubled += 1 }
             if first < deadline { early += 1 }
             // Due once the cluster served again: a finish late past that is the engine's, not the failover's pause.
-            if let servingAt, deadline >= servingAt + 1_000_000_000 { lateAfter.append(Double(first &- deadline) / 1e6) }
+            if let servingAt, deadline >= servingAt + 1_000_000_000, first >= deadline { lateAfter.record(first - deadline) }
         }
         return FleetDocument.FailoverRow(
             strategy: "redis(\(strategy.variant))", replica: scenario.rawValue, replicas: replicas?.count ?? 0, waitMs: replicas.map { Double($0.timeout.nanoseconds) / 1e6 },
-            startMedianMicros: percentile(startMicros, 50), startP99Micros: percentile(startMicros, 99),
-            pingMedianMicros: percentile(pingMicros, 50),
+            startMedianMicros: micros(startMicros, 50), startP99Micros: micros(startMicros, 99), pingMedianMicros: micros(pingMicros, 50),
             attempted: made.count, started: owed.count, threw: refused.count, notReplicated: notReplicated,
             failoverSeconds: servingAt.map { Double($0 - killedAt) / 1e9 }, lost: lost, unheard: unheard, early: early, doubled: doubled,
-            finishP99MsAfterFailover: percentile(lateAfter, 99), finishMaxMsAfterFailover: lateAfter.max())
+            finishP99MsAfterFailover: micros(lateAfter, 99).map { $0 / 1000 }, finishMaxMsAfterFailover: micros(lateAfter, 100).map { $0 / 1000 })
     }
 
-    private static func percentile(_ values: [Double], _ percent: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * percent / 100).rounded()))]
+    private static func micros(_ histogram: LatencyHistogram, _ percent: Double) -> Double? {
+        histogram.percentile(percent).map { Double($0.nanoseconds) / 1000 }
     }
 }
 #endif

@@ -1,6 +1,6 @@
 #if Redis
 import Countdown
-import CountdownConformance
+@testable import CountdownConformance
 import CountdownSupport
 import Foundation
 import Testing
@@ -21,7 +21,7 @@ struct RedisReplicaWaitTests {
             replica = try LocalRedisServer()
             let port = try #require(master.endpoint.hostAndPort?.split(separator: ":").last.map(String.init))
             _ = try RedisConnection(replica.endpoint).call(["REPLICAOF", "127.0.0.1", port])
-            let synced = RedisReplicaWaitTests.realTime(timeout: .seconds(10)) {
+            let synced = realTimeWait(timeout: .seconds(10)) {
                 let info = (try? RedisConnection(self.master.endpoint).call(["INFO", "replication"]).text) ?? ""
                 return info.contains("connected_slaves:1") && info.contains("state=online")
             }
@@ -78,7 +78,7 @@ struct RedisReplicaWaitTests {
         defer { scheduler.shutdown() }
         #expect(try scheduler.start(key: "sms-code:+8613812345678", duration: .seconds(60)) { _ in } == .started)
         pair.replica.kill()
-        _ = Self.realTime(timeout: .seconds(10)) { (try? pair.masterInfo("replication"))?.contains("connected_slaves:0") ?? false }
+        _ = realTimeWait(timeout: .seconds(10)) { (try? pair.masterInfo("replication"))?.contains("connected_slaves:0") ?? false }
         let began = SystemClocks.monotonic()
         var thrown: CountdownError?
         do {
@@ -131,15 +131,6 @@ struct RedisReplicaWaitTests {
     static func calls(_ command: String, in info: String) -> Int {
         let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_\(command):") } ?? ""
         return line.split(separator: ",").first.flatMap { $0.split(separator: "=").last }.flatMap { Int($0) } ?? 0
-    }
-
-    private static func realTime(timeout: Duration, _ condition: () -> Bool) -> Bool {
-        let deadline = SystemClocks.monotonic() + UInt64(timeout.nanoseconds)
-        while SystemClocks.monotonic() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
     }
 }
 #endif
