@@ -67,12 +67,12 @@ enum AttachCheck {
 
         // start on a paused key attaches to it as it is: told the frozen remaining, still paused.
         let paused = h.recorder(), attached = h.recorder()
-        try h.scheduler.start(key: "paused", duration: duration, observer: paused.observer)
-        _ = paused.wait { $0.count >= 3 }
+        try h.scheduler.start(key: "paused", duration: h.longCountdown, observer: paused.observer)
+        guard c.expect(paused.wait { $0.count >= 3 }, "fewer than 3 events in 10 s at a 20 ms tick") else { return }
         c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
         h.drain()
         if let frozen = h.scheduler.remaining(key: "paused") {
-            let onPaused = try h.scheduler.start(key: "paused", duration: duration, observer: attached.observer)
+            let onPaused = try h.scheduler.start(key: "paused", duration: h.longCountdown, observer: attached.observer)
             c.expect(onPaused == .attached(remaining: frozen), "start on a paused key returned \(onPaused), not attached(\(frozen))")
             h.settle(tick * 5)
             h.drain()

@@ -17,8 +17,9 @@ enum AttachOnlyCheck {
         c.expect(none == nil, "attach(key:) on an unknown key returned \(String(describing: none))")
         c.expect(h.scheduler.activeCount == 0, "attach(key:) on an unknown key started a countdown")
         let first = h.recorder(), second = h.recorder()
-        try h.scheduler.start(key: "sms", duration: .seconds(3), observer: first.observer)
-        _ = first.wait { $0.count >= 5 }
+        let duration = h.longCountdown
+        try h.scheduler.start(key: "sms", duration: duration, observer: first.observer)
+        guard c.expect(first.wait { $0.count >= 5 }, "fewer than 5 events in 10 s at a 20 ms tick") else { return }
         let (told, firstCount) = h.queue.queue.sync {
             (h.scheduler.attach(key: "sms", observer: second.observer(for: "attach")), first.count)
         }
@@ -26,8 +27,8 @@ enum AttachOnlyCheck {
             c.fail("attach(key:) on a running countdown returned nil")
             return
         }
-        c.expect(told > .zero && told <= .seconds(3) - .milliseconds(80) + .milliseconds(1),
-                 "attach(key:) told \(told) after at least four ticks of a 3 s countdown")
+        c.expect(told > .zero && told <= duration - .milliseconds(80) + .milliseconds(1),
+                 "attach(key:) told \(told) after at least four ticks of a \(duration) countdown")
         _ = second.wait { $0.count >= 3 }
         h.drain()
         c.expect(second.all.first?.event == CountdownEvent(key: "sms", kind: .tick, remaining: told),
@@ -39,8 +40,8 @@ enum AttachOnlyCheck {
 
         // Attached to a paused countdown, attach(key:) tells the frozen remaining and resumes nothing.
         let paused = h.recorder(), watcher = h.recorder()
-        try h.scheduler.start(key: "paused", duration: .seconds(3), observer: paused.observer)
-        _ = paused.wait { $0.count >= 3 }
+        try h.scheduler.start(key: "paused", duration: duration, observer: paused.observer)
+        guard c.expect(paused.wait { $0.count >= 3 }, "fewer than 3 events in 10 s at a 20 ms tick") else { return }
         c.expect(h.scheduler.pause(key: "paused"), "pause returned false")
         h.drain()
         guard let frozen = h.scheduler.remaining(key: "paused") else {

@@ -15,7 +15,7 @@ enum BadInputCheck {
         let s = h.scheduler
         let maximum = s.profile.maximumDuration
         let running = h.recorder(), refused = h.recorder()
-        try s.start(key: "running", duration: min(.seconds(5), maximum), observer: running.observer)
+        try s.start(key: "running", duration: h.longCountdown, observer: running.observer)
         func refuses(_ key: String, _ duration: Duration, _ expected: CountdownError) {
             do {
                 let outcome = try s.start(key: key, duration: duration, observer: refused.observer)

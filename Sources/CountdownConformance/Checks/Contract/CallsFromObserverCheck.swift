@@ -27,7 +27,7 @@ enum CallsFromObserverCheck {
             /// The queue's count when the call returned, inside the observer.
             let line = Locked<UInt64?>(nil)
             let answer = Locked<String?>(nil)
-            try s.start(key: key, duration: .seconds(5)) { event in
+            try s.start(key: key, duration: h.longCountdown) { event in
                 record(event)
                 // The third event: the first of those that piled up behind the held queue.
                 guard log.count == 3, line.withLock({ $0 }) == nil else { return }
@@ -35,7 +35,7 @@ enum CallsFromObserverCheck {
                 switch call {
                 case .cancel: said = "\(s.cancel(key: key))"
                 case .pause: said = "\(s.pause(key: key))"
-                case .replace: said = (try? s.start(key: key, duration: .seconds(5), observer: successor.observer)).map { "\($0)" } ?? "threw"
+                case .replace: said = (try? s.start(key: key, duration: h.longCountdown, observer: successor.observer)).map { "\($0)" } ?? "threw"
                 }
                 line.withLock { $0 = h.queue.nextSequence() }
                 answer.withLock { $0 = said }

@@ -18,7 +18,7 @@ enum CancelCheck {
 
         // From another thread: once cancel returned and the queue drained, silence.
         let fromThread = h.recorder()
-        try s.start(key: "a", duration: .seconds(5), observer: fromThread.observer)
+        try s.start(key: "a", duration: h.longCountdown, observer: fromThread.observer)
         _ = fromThread.wait { $0.count >= 3 }
         c.expect(s.cancel(key: "a"), "cancel of a running countdown returned false")
         h.drain()
@@ -28,14 +28,14 @@ enum CancelCheck {
 
         // On the delivery queue: exact, no draining needed.
         let onQueue = h.recorder()
-        try s.start(key: "b", duration: .seconds(5), observer: onQueue.observer)
+        try s.start(key: "b", duration: h.longCountdown, observer: onQueue.observer)
         _ = onQueue.wait { $0.count >= 3 }
         let (cancelled, atCancel) = h.queue.queue.sync { (s.cancel(key: "b"), onQueue.count) }
         c.expect(cancelled, "cancel on the delivery queue returned false")
 
         // Behind a busy queue: ticks already queued are silenced by the cancel.
         let queued = h.recorder()
-        try s.start(key: "q", duration: .seconds(5), observer: queued.observer)
+        try s.start(key: "q", duration: h.longCountdown, observer: queued.observer)
         _ = queued.wait { $0.count >= 2 }
         let beforeHold = h.holding {
             let count = queued.count
@@ -46,7 +46,7 @@ enum CancelCheck {
 
         // A paused countdown is cancelled too.
         let paused = h.recorder()
-        try s.start(key: "c", duration: .seconds(5), observer: paused.observer)
+        try s.start(key: "c", duration: h.longCountdown, observer: paused.observer)
         c.expect(s.pause(key: "c"), "pause returned false")
         c.expect(s.cancel(key: "c"), "cancel of a paused countdown returned false")
 

@@ -48,7 +48,7 @@ enum EventsCheck {
         c.expectEqual(replaced.count, replacedCount, "events heard by the observer the stream replaced")
 
         // A paused countdown: the frozen remaining, and it stays paused.
-        try s.start(key: "paused", duration: .seconds(5), observer: h.ignoring("start"))
+        try s.start(key: "paused", duration: h.longCountdown, observer: h.ignoring("start"))
         _ = s.pause(key: "paused")
         let frozen = s.remaining(key: "paused")
         let onPaused = StreamConsumer(s.events(key: "paused"), time: h.time)
@@ -60,7 +60,7 @@ enum EventsCheck {
 
         // Cancel, replacement and shutdown each end the stream, with no finish.
         for (key, end) in [("cancelled", "a cancel"), ("replaced", "another observer's attach")] {
-            try s.start(key: key, duration: .seconds(30), observer: h.ignoring("start"))
+            try s.start(key: key, duration: h.longCountdown, observer: h.ignoring("start"))
             let consumer = StreamConsumer(s.events(key: key), time: h.time)
             // Ticks are relayed: a watchdog, not a count in a window, which a stalled machine
             // (a backend skipping ticks to catch up) would miss.

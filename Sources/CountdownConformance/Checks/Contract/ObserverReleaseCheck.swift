@@ -15,8 +15,8 @@ enum ObserverReleaseCheck {
         let s = h.scheduler
         let finished = Locked(false)
         let finishing = try startWatched(h, key: "finish", duration: .milliseconds(40)) { finished.withLock { $0 = true } }
-        let cancelled = try startWatched(h, key: "cancel", duration: .seconds(5))
-        let replaced = try startWatched(h, key: "replace", duration: .seconds(5))
+        let cancelled = try startWatched(h, key: "cancel", duration: h.longCountdown)
+        let replaced = try startWatched(h, key: "replace", duration: h.longCountdown)
         // The 40 ms countdown may have finished already on a slow machine (CI's sanitized run
         // once took that long over three starts): released then, it was not in use. Read after
         // its liveness, the flag set in its finish's callback says so (the release follows it).
@@ -25,7 +25,7 @@ enum ObserverReleaseCheck {
                  "observers were released while in use (finishing \(finishingInUse), cancelled \(cancelled.isAlive), replaced \(replaced.isAlive))")
         c.expect(h.waitUntil { finished.withLock { $0 } }, "the 40 ms countdown never finished")
         c.expect(s.cancel(key: "cancel"), "cancel returned false")
-        let replacement = try startWatched(h, key: "replace", duration: .seconds(5))
+        let replacement = try startWatched(h, key: "replace", duration: h.longCountdown)
         h.drain()
         c.expect(h.waitUntil(timeout: .seconds(3)) { !finishing.isAlive }, "the observer of a finished countdown is still referenced")
         c.expect(h.waitUntil(timeout: .seconds(3)) { !cancelled.isAlive }, "the observer of a cancelled countdown is still referenced")

@@ -15,14 +15,15 @@ enum ReentrancyCheck {
         let s = h.scheduler
         let results = Locked<[String]>([])
         let inner = h.recorder()
-        try s.start(key: "outer", duration: .seconds(5), observer: h.queue.judging("start") { event in
-            guard event.kind == .tick, event.remaining < .seconds(5) else { return }
+        let duration = h.longCountdown
+        try s.start(key: "outer", duration: duration, observer: h.queue.judging("start") { event in
+            guard event.kind == .tick, event.remaining < duration else { return }
             // The second tick exercises every method from inside the callback.
             _ = s.remaining(key: "outer")
             _ = s.activeKeys
             _ = s.activeCount
             let paused = s.pause(key: "outer"), resumed = s.resume(key: "outer")
-            _ = try? s.start(key: "outer", duration: .seconds(5), observer: h.ignoring("start"))  // an attach
+            _ = try? s.start(key: "outer", duration: duration, observer: h.ignoring("start"))  // an attach
             _ = s.attach(key: "outer", observer: h.ignoring("attach"))
             _ = try? s.start(key: "inner", duration: .milliseconds(60), observer: inner.observer)
             let cancelled = s.cancel(key: "outer")

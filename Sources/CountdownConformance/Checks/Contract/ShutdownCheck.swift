@@ -29,7 +29,7 @@ enum ShutdownCheck {
     private static func exerciseShutdown(_ h: Harness, in c: CheckContext) throws -> WeakScheduler {
         let logs = (0..<5).map { _ in h.recorder() }
         for (i, log) in logs.enumerated() {
-            try h.scheduler.start(key: "k\(i)", duration: .seconds(5), observer: log.observer)
+            try h.scheduler.start(key: "k\(i)", duration: h.longCountdown, observer: log.observer)
         }
         c.expect(h.scheduler.pause(key: "k0"), "pause returned false")
         _ = logs[1].wait { $0.count >= 3 }
