@@ -56,6 +56,15 @@ package final class LocalRedisCluster: Sendable {
         return first...last
     }
 
+    /// A key `prefix{tag}` whose slot master `index` holds (as the cluster was formed): what a
+    /// command sent straight to that master may name.
+    package func key(onMaster index: Int, prefix: String) -> String {
+        let slots = Self.slots(of: index, masters: masters)
+        var tag = 0
+        while !slots.contains(ClusterSlot.of("{\(tag)}")) { tag += 1 }
+        return "\(prefix){\(tag)}"
+    }
+
     /// The node that serves `slot` now, as the first living node answers `CLUSTER SLOTS`.
     package func master(of slot: Int) throws -> String? {
         for node in nodes where node.isRunning {

@@ -93,6 +93,12 @@ package final class RedisAdmin: Sendable {
         }
     }
 
+    /// `SET key` to `bytes` bytes: ballast, written to push a stopped replica past what its
+    /// master and the kernel buffer for it (the benchmark's own servers only).
+    package func writeBallast(_ key: String, bytes: Int) throws(CountdownError) {
+        _ = try call(["SET", key, String(repeating: "b", count: bytes)])
+    }
+
     /// Empties every database.
     package func flushAll() throws(CountdownError) { _ = try call(["FLUSHALL"]) }
 
@@ -145,9 +151,6 @@ package final class RedisAdmin: Sendable {
 
     /// Any command; a refusal is thrown as `CountdownError`, named after the command.
     func command(_ arguments: [String]) throws(CountdownError) -> RedisReply { try call(arguments) }
-
-    /// `CONFIG SET name value` (the benchmark's own servers only).
-    package func setConfig(_ name: String, _ value: String) throws(CountdownError) { _ = try call(["CONFIG", "SET", name, value]) }
 
     private func call(_ arguments: [String]) throws(CountdownError) -> RedisReply {
         let reply: RedisReply

@@ -41,7 +41,8 @@ struct FleetCommand {
              masters with a replica each, without and with starts acknowledged by a replica
              (WAIT 1, 100 ms): a start one at a time beside a PING, then 16 threads starting
              countdowns of 6-8 s for 3 s, master 1 killed halfway, its replica in step or behind
-             (stopped from the start until the kill): starts lost, ended and counted
+             (stopped from the start until the kill, and cut off by its master after 32 MB of
+             ballast): starts lost, ended and counted
              (lostCountdowns), unheard, early, doubled, and how late the finishes came.
 
         OPTIONS:

@@ -124,7 +124,8 @@ struct FleetDocument: Codable, Sendable {
     struct FailoverRow: Codable, Sendable, Equatable {
         var strategy: String
         /// The killed master's replica: `in step`, or `behind` (stopped from the run's start until
-        /// the kill, the master set to cut it off past 64 kB of output).
+        /// the kill, the master set to cut it off past 64 kB of output, and cutting it off after
+        /// 32 MB of ballast).
         var replica: String
         /// Replicas each start waited for (0: none), and for how long at most.
         var replicas: Int

@@ -13,8 +13,10 @@ import Foundation
 /// (`lostCountdowns`). Twice each: the killed master's replica in step; and the replica behind,
 /// stopped (SIGSTOP) from the run's start until the kill, with the master set to cut off a
 /// replica more than 64 kB behind (Redis' `client-output-buffer-limit`), as a slow or
-/// partitioned replica would be. On loopback the kernel's socket buffers may hold everything the
-/// stopped replica has not read, and it then loses nothing: the rows say what happened.
+/// partitioned replica would be. On loopback the kernel's socket buffers hold megabytes for the
+/// stopped replica (the last results without ballast: nothing lost), so 32 MB of ballast is
+/// written to the master first: the buffers fill, the master cuts the replica off, and what it
+/// acknowledges after that the replica never receives.
 enum FleetFailover {
     enum Scenario: String, CaseIterable {
         case inStep = "in step"
@@ -88,8 +90,11 @@ enum FleetFailover {
         // Master 1's replica is node 4 (the masters, then their replicas in order).
         let replica = cluster.nodes[cluster.masters + 1]
         if scenario == .behind {
-            try RedisAdmin(cluster.nodes[1].endpoint).setConfig("client-output-buffer-limit", "replica 64kb 16kb 1")
+            let master = try RedisAdmin(cluster.nodes[1].endpoint)
+            try master.configSet("client-output-buffer-limit", "replica 64kb 16kb 1")
             kill(replica.processIdentifier, SIGSTOP)
+            let ballast = cluster.key(onMaster: 1, prefix: "fleet-failover:ballast")
+            for _ in 0..<32 { try master.writeBallast(ballast, bytes: 1 << 20) }
         }
         while SystemClocks.monotonic() < killAt { usleep(1_000) }
         cluster.nodes[1].kill()

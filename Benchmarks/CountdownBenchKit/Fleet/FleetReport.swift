@@ -71,7 +71,7 @@ struct FleetReport {
             out += table.render()
         }
         if let failover = document.failover, !failover.isEmpty {
-            out += "\nA master SIGKILLed: redis(zset*3) on a Redis Cluster of 3 masters with a replica each; a start one at a time on the healthy cluster, then 16 threads starting countdowns of 6-8 s, master 1 killed halfway; its replica in step, or behind (stopped from the run's start until the kill)\n"
+            out += "\nA master SIGKILLed: redis(zset*3) on a Redis Cluster of 3 masters with a replica each; a start one at a time on the healthy cluster, then 16 threads starting countdowns of 6-8 s, master 1 killed halfway; its replica in step, or behind (stopped from the run's start until the kill, and cut off by its master after 32 MB of ballast)\n"
             var table = TextTable(columns: [
                 "strategy", "replica", "start", "p99", "start ÷ PING", "started", "threw", "not replicated", "failover", "lost", "unheard",
                 "early", "doubled", "finish p99 after", "max",

@@ -35,5 +35,40 @@ struct RedisLostCountdownTests {
         #expect(s.lostCountdowns == 1, "counted \(s.lostCountdowns) lost, one was")
         #expect(s.remaining(key: key) == nil && s.activeCount == 0)
     }
+
+    /// A failover loses thousands of starts at once (3 910 in `fleet --parts 6`, the replica cut
+    /// off behind). Asked 500 a heartbeat, they were ended over seven seconds; now up to ten
+    /// scripts of 500 go in one check. 1 600 countdowns due together, deleted by hand: their
+    /// finishes come in one check, or two if a heartbeat fell between their deadlines; never
+    /// the four heartbeats (three seconds from the first to the last) that 500 a check took.
+    @Test("1 600 countdowns lost at once are ended in one check, not 500 a heartbeat")
+    func manyLostAtOnce() throws {
+        let server = try TestRedis.server()
+        let namespace = TestRedis.namespace()
+        let s = try RedisCountdownScheduler(endpoint: server.endpoint, namespace: namespace, tickInterval: .seconds(1))
+        defer { s.shutdown() }
+        let count = 1_600
+        let keys = (0..<count).map { "rate-limit:user:\(100_000_000 + $0)" }
+        let finishes = Locked([UInt64]())
+        let deadline = SystemClocks.monotonic() + 1_500_000_000
+        for key in keys {
+            let left = Int64(deadline) - Int64(SystemClocks.monotonic())
+            #expect(try s.start(key: key, duration: .nanoseconds(left)) { event in
+                if event.kind == .finished { finishes.withLock { $0.append(SystemClocks.monotonic()) } }
+            } == .started)
+        }
+        let admin = try RedisConnection(server.endpoint)
+        let deleted = try admin.pipeline(keys.flatMap { [["DEL", "{\(namespace)}:c:\($0)"], ["ZREM", "{\(namespace)}:d", $0]] })
+        #expect(deleted.filter { $0 == .integer(1) }.count == 2 * count, "not every countdown was deleted before its deadline")
+        #expect(realTimeWait(timeout: .seconds(20)) { finishes.withLock { $0.count } >= count },
+                "\(finishes.withLock { $0.count }) of \(count) lost countdowns ended")
+        let heard = finishes.withLock { $0 }
+        #expect(heard.count == count && s.lostCountdowns == count, "\(heard.count) finishes, \(s.lostCountdowns) counted lost, of \(count)")
+        #expect(heard.allSatisfy { $0 >= deadline }, "a lost countdown's finish came before its deadline")
+        if let first = heard.min(), let last = heard.max() {
+            #expect(last - first < 2_000_000_000,
+                    "the lost countdowns' finishes spread over \(DurationText.nanoseconds(Double(last - first))): 500 a heartbeat")
+        }
+    }
 }
 #endif
