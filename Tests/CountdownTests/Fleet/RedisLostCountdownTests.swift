@@ -50,13 +50,16 @@ struct RedisLostCountdownTests {
         let count = 1_600
         let keys = (0..<count).map { "rate-limit:user:\(100_000_000 + $0)" }
         let finishes = Locked([UInt64]())
-        let deadline = SystemClocks.monotonic() + 1_500_000_000
-        for key in keys {
-            let left = Int64(deadline) - Int64(SystemClocks.monotonic())
-            #expect(try s.start(key: key, duration: .nanoseconds(left)) { event in
-                if event.kind == .finished { finishes.withLock { $0.append(SystemClocks.monotonic()) } }
-            } == .started)
+        // One round trip, so that their deadlines lie milliseconds apart however loaded the
+        // machine (one at a time, CI's load once stretched 1 600 starts past 1.5 s); each
+        // deadline is at least this one, read before the starts went out.
+        let duration = Duration.seconds(5)
+        let deadline = SystemClocks.monotonic() + UInt64(duration.nanoseconds)
+        let observer: CountdownObserver = { event in
+            if event.kind == .finished { finishes.withLock { $0.append(SystemClocks.monotonic()) } }
         }
+        let answers = s.start(keys.map { (key: $0, duration: duration, observer: observer) })
+        #expect(answers.allSatisfy { (try? $0.get()) == .started }, "not every countdown started")
         let admin = try RedisConnection(server.endpoint)
         let deleted = try admin.pipeline(keys.flatMap { [["DEL", "{\(namespace)}:c:\($0)"], ["ZREM", "{\(namespace)}:d", $0]] })
         #expect(deleted.filter { $0 == .integer(1) }.count == 2 * count, "not every countdown was deleted before its deadline")
