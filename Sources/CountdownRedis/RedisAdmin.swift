@@ -93,10 +93,10 @@ package final class RedisAdmin: Sendable {
         }
     }
 
-    /// `SET key` to `bytes` bytes: ballast, written to push a stopped replica past what its
+    /// `SET key value`, `times` times: ballast, written to push a stopped replica past what its
     /// master and the kernel buffer for it (the benchmark's own servers only).
-    package func writeBallast(_ key: String, bytes: Int) throws(CountdownError) {
-        _ = try call(["SET", key, String(repeating: "b", count: bytes)])
+    package func writeBallast(_ key: String, value: String, times: Int) throws(CountdownError) {
+        for _ in 0..<times { _ = try call(["SET", key, value]) }
     }
 
     /// Empties every database.

@@ -94,7 +94,7 @@ enum FleetFailover {
             try master.configSet("client-output-buffer-limit", "replica 64kb 16kb 1")
             kill(replica.processIdentifier, SIGSTOP)
             let ballast = cluster.key(onMaster: 1, prefix: "fleet-failover:ballast")
-            for _ in 0..<32 { try master.writeBallast(ballast, bytes: 1 << 20) }
+            try master.writeBallast(ballast, value: String(repeating: "b", count: 1 << 20), times: 32)
         }
         while SystemClocks.monotonic() < killAt { usleep(1_000) }
         cluster.nodes[1].kill()

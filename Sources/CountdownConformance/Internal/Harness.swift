@@ -40,9 +40,9 @@ final class Harness: Sendable {
 
     /// How long a countdown lasts that the check acts on while it runs (pauses, cancels, attaches
     /// to) and never waits out: a minute, or the backend's maximum if shorter. Not seconds: a
-    /// backend running late under load (the cooperative pool behind 2000 tasks of the check
-    /// beside) skips the missed grid points and could finish a short one before the check acts,
-    /// failing it for lateness, which is not what it judges.
+    /// backend running late under load (CI once saw the task backend's wake-ups seconds late,
+    /// six checks at once beside four lanes) skips the missed grid points and could finish a
+    /// short one before the check acts, failing it for lateness, which is not what it judges.
     var longCountdown: Duration { min(.seconds(60), scheduler.profile.maximumDuration) }
 
     /// A recorder whose observer runs on this harness's queue and stamps this harness's time.
