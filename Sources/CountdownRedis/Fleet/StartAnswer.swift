@@ -104,14 +104,17 @@ struct StartAnswer {
 
     /// What the registry observes for this answer, received at `receivedAt` (monotonic): a
     /// start tells the duration asked for (`requested`), an attach what the server answered.
-    func observation(key: String, token: String, requested: Duration, observer: FleetObserver, receivedAt: Int64)
+    /// `sentAt`, an instant before the call was sent: the server read its clock after it, so
+    /// the deadline placed here from `receivedAt` is late by at most the difference (``ObservedCountdown/lead``).
+    func observation(key: String, token: String, requested: Duration, observer: FleetObserver, receivedAt: Int64, sentAt: Int64? = nil)
         -> ObserverRegistry.Answer
     {
         let phase: ObservedCountdown.Phase =
             paused ? .paused(remaining: remaining * 1000) : .running(deadline: receivedAt + (deadline - now) * 1000)
         return ObserverRegistry.Answer(
             key: key, generation: generation, token: token, attachSerial: attachSerial, duration: duration * 1000,
-            phase: phase, change: change, told: outcome == .started ? requested.nanoseconds : remaining * 1000, observer: observer)
+            phase: phase, change: change, told: outcome == .started ? requested.nanoseconds : remaining * 1000, observer: observer,
+            lead: sentAt.map { max(0, receivedAt - $0) } ?? 0)
     }
 
     /// The local deadline of a running countdown as answered (nil when paused).

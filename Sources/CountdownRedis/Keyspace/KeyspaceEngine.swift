@@ -21,8 +21,9 @@ final class KeyspaceEngine: ScriptedFleetEngine {
     let unavailableCalls = Atomic<Int>(0)
     let background = BackgroundFailures()
     let scripts = FleetScripts(cancel: KeyspaceScripts.cancel, pause: KeyspaceScripts.pause, resume: KeyspaceScripts.resume, remaining: KeyspaceScripts.remaining)
-    /// How far ahead of its deadline here an expiry is still taken as this countdown's: the
-    /// server expires by whole milliseconds, and the offset to its clock is measured per call.
+    /// How far ahead of its deadline here an expiry is still taken as this countdown's, beyond
+    /// its ``ObservedCountdown/lead`` (how late its answer may have placed it): the server
+    /// expires by whole milliseconds.
     private static let expirySlack: Int64 = 3_000_000
 
     init(endpoint: RedisEndpoint, namespace: String, settings: SchedulerSettings, cluster: ClusterMap? = nil) throws(CountdownError) {
@@ -113,9 +114,10 @@ final class KeyspaceEngine: ScriptedFleetEngine {
         -> FleetCall<CountdownStart?>
     {
         let token = "\(member)/\(observerSerial.add(1, ordering: .relaxed).newValue)"
-        guard watch.expect(token) else { return .answered(.failure(.shutDown)) }
-        let micros = (duration.nanoseconds + 999) / 1000
         let key = canonicalKey(key)
+        guard watch.expect(token, key: key) else { return .answered(.failure(.shutDown)) }
+        let micros = (duration.nanoseconds + 999) / 1000
+        let sent = LocalWatch.now()
         let part: FleetCall<Bool>.Part
         do throws(CountdownError) {
             part = try request(KeyspaceScripts.start, key: key, [token, key, String(micros), attachOnly ? "1" : "0"])
@@ -139,8 +141,8 @@ final class KeyspaceEngine: ScriptedFleetEngine {
             clock.update(serverNow: answer.now, receivedAt: received)
             // The key was free: a countdown observed here under it whose deadline passed expired,
             // its notification not heard yet (the start's own lazy expiry sends it): it finishes.
-            if answer.outcome == .started { watch.finishExpired(key: key, slack: Self.expirySlack) }
-            let observation = answer.observation(key: key, token: token, requested: duration, observer: observer, receivedAt: received)
+            if answer.outcome == .started { watch.finishFreed(key: key, slack: Self.expirySlack) }
+            let observation = answer.observation(key: key, token: token, requested: duration, observer: observer, receivedAt: received, sentAt: sent)
             guard watch.observe(observation) else { throw .shutDown }
             return .done(answer.answer)
         }, failed: { [watch] _ in watch.abandon(token) })

@@ -46,7 +46,7 @@ final class LocalWatch: Sendable {
     // MARK: What the engines report
 
     /// A call that makes an observer is about to be sent under `token`. False once shut down.
-    func expect(_ token: String) -> Bool { decide { r, _ in r.expect(token) } }
+    func expect(_ token: String, key: String? = nil) -> Bool { decide { r, _ in r.expect(token, key: key) } }
 
     /// A cancel of this member's own found nothing under `key`. A correct member has heard of
     /// whatever ended it from the notice; only the defect ends its observer here.
@@ -76,6 +76,12 @@ final class LocalWatch: Sendable {
     func finishExpired(key: String, slack: Int64) {
         let now = Self.now()
         decide { r, d in r.finishExpired(key: key, slack: slack, now: now, into: &d) }
+    }
+
+    /// A start found `key` free at the server (``ObserverRegistry/finishFreed(key:slack:now:into:)``).
+    func finishFreed(key: String, slack: Int64) {
+        let now = Self.now()
+        decide { r, d in r.finishFreed(key: key, slack: slack, now: now, into: &d) }
     }
 
     /// The countdowns observed here that run and whose deadline passed more than `slack` ago.

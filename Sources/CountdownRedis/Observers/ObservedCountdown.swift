@@ -29,6 +29,11 @@ struct ObservedCountdown {
     var epoch: UInt64 = 0
     /// The least remaining time told so far: a tick never tells more.
     var leastTold: Int64
+    /// How much earlier than `deadline` the countdown may end at the server: a deadline is placed
+    /// here from when its answer was read, which can be a round trip after the server read its
+    /// clock (under load, tens of milliseconds). What an expiry heard is matched against
+    /// (``ObserverRegistry/finishExpired(key:slack:now:into:)``).
+    var lead: Int64 = 0
     /// The instant of the next tick filed, nil while paused or when no tick is left.
     var nextTick: Int64?
 }

@@ -26,6 +26,8 @@ struct ObserverRegistry {
         /// Nanoseconds to tell the observer at once (zero: no tick; the finish is on its way).
         let told: Int64
         let observer: FleetObserver
+        /// ``ObservedCountdown/lead``.
+        var lead: Int64 = 0
     }
 
     let tick: Int64
@@ -35,12 +37,15 @@ struct ObserverRegistry {
     /// The generation observed under each key (the newest, when an older one waits for its end).
     private var current: [String: Int64] = [:]
     /// Calls on their way, by token, with what was addressed to it before its answer came.
-    private var awaited: [String: [FleetNotice]] = [:]
+    private var awaited: [String: (key: String?, kept: [FleetNotice])] = [:]
     /// Generations whose observer here was ended by a notice while calls were on their way, by
     /// the attach serial of that observer: an answer of this process that comes later with a
     /// lower serial is about a countdown already replaced here and ended (cancelled, finished,
     /// replaced elsewhere), and must not be observed anew. Emptied whenever no call is on its way.
     private var ended: [Int64: Int64] = [:]
+    /// The keyspace strategy's expiries, matched to the countdowns observed here (and the keys
+    /// of the calls on their way that name theirs).
+    private var expiries = KeyspaceExpiries()
     private(set) var stopped = false
     /// Each countdown observed here that told its last tick, with its deadline: all that
     /// ``overdue(before:)`` looks through (a million observed cost nothing until they run out).
@@ -53,17 +58,25 @@ struct ObserverRegistry {
     var endedCount: Int { ended.count }
     func generation(of key: String) -> Int64? { current[key] }
 
-    /// A call under `token` is about to be sent: what comes for it before its answer is kept.
-    /// False once shut down.
-    mutating func expect(_ token: String) -> Bool {
+    /// A call under `token` is about to be sent: what comes for it before its answer is kept,
+    /// and an expiry of `key` when it names the key (``KeyspaceExpiries``). False once shut down.
+    mutating func expect(_ token: String, key: String? = nil) -> Bool {
         guard !stopped else { return false }
-        awaited[token] = []
+        awaited[token] = (key, [])
+        if let key { expiries.expect(key) }
         return true
+    }
+
+    /// The call under `token` is answered or failed: what was kept for it.
+    private mutating func settle(_ token: String) -> [FleetNotice] {
+        guard let call = awaited.removeValue(forKey: token) else { return [] }
+        if let key = call.key { expiries.settle(key) }
+        return call.kept
     }
 
     /// The call under `token` failed: it makes no observer here, and what came for it goes.
     mutating func abandon(_ token: String) {
-        awaited[token] = nil
+        _ = settle(token)
         if awaited.isEmpty { ended.removeAll() }
     }
 
@@ -72,7 +85,8 @@ struct ObserverRegistry {
     /// kept for its token. False, observing nothing, once shut down (the observer ends).
     @discardableResult
     mutating func observe(_ answer: Answer, now: Int64, into d: inout FleetDecisions) -> Bool {
-        let early = awaited.removeValue(forKey: answer.token) ?? []
+        let expiredBound = expiries.kept(answer.key)
+        let early = settle(answer.token)
         guard !stopped else {
             d.deliveries.append(.end(answer.observer))
             return false
@@ -102,14 +116,20 @@ struct ObserverRegistry {
             d.gates.append((replaced.observer, .max))
             d.deliveries.append(.end(replaced.observer))
         }
+        if older {
+            expiries.outlived(answer.key, answer.generation)
+        } else if let previous = current[answer.key], previous != answer.generation, entries[previous] != nil {
+            expiries.outlived(answer.key, previous)
+        }
         var entry = ObservedCountdown(
             key: answer.key, generation: answer.generation, token: answer.token, attachSerial: answer.attachSerial,
             observer: answer.observer, duration: answer.duration, phase: answer.phase, change: answer.change,
-            leastTold: answer.told)
+            leastTold: answer.told, lead: answer.lead)
         fileNextTick(&entry, after: now, into: &d)
         entries[answer.generation] = entry
         if !older { current[answer.key] = answer.generation }
         for notice in early { apply(notice, now: now, into: &d) }
+        if let expiredBound, finish(key: answer.key, deadlineAtMost: expiredBound, into: &d) { expiries.used(answer.key) }
         return true
     }
 
@@ -117,7 +137,7 @@ struct ObserverRegistry {
     /// or dropped when that observer is gone (or was never this process's).
     mutating func receive(_ notice: FleetNotice, now: Int64, into d: inout FleetDecisions) {
         if awaited[notice.token] != nil {
-            if !dropsNoticesBeforeAnswers { awaited[notice.token]!.append(notice) }
+            if !dropsNoticesBeforeAnswers { awaited[notice.token]!.kept.append(notice) }
             return
         }
         apply(notice, now: now, into: &d)
@@ -160,14 +180,33 @@ struct ObserverRegistry {
         }
     }
 
-    /// A keyspace notification said `key` expired: the countdown observed here under it
-    /// finishes, unless its deadline is still more than `slack` ahead (the notification was
-    /// about an earlier countdown under the same key, or a paused one: neither is this one's end).
+    /// A keyspace notification said `key` expired: the oldest countdown observed here under it
+    /// that runs finishes, unless its deadline is still more than `slack` ahead, less its
+    /// ``ObservedCountdown/lead`` (the notification was about a countdown not observed here, or
+    /// a paused one: neither is this one's end).
+    /// One that finished nothing is kept for the answers of calls on their way (``KeyspaceExpiries``).
     mutating func finishExpired(key: String, slack: Int64, now: Int64, into d: inout FleetDecisions) {
-        guard let generation = current[key], let entry = entries[generation],
-              case .running(let deadline) = entry.phase, deadline <= now + slack else { return }
-        remove(entry)
-        d.deliveries.append(.finish(entry.observer, event(key, .finished, 0)))
+        if !finish(key: key, deadlineAtMost: now + slack, into: &d) { expiries.keep(key, bound: now + slack) }
+    }
+
+    /// A start found `key` free at the server: the countdowns observed here under it that run
+    /// have ended, their expiries not heard yet (the start's own lazy expiry sends one), unless
+    /// a deadline is more than `slack` ahead. Not an expiry heard: nothing is kept for the
+    /// start's own answer.
+    mutating func finishFreed(key: String, slack: Int64, now: Int64, into d: inout FleetDecisions) {
+        while finish(key: key, deadlineAtMost: now + slack, into: &d) {}
+    }
+
+    /// Finishes the oldest countdown observed under `key` that runs with a deadline at most
+    /// `bound`; whether there was one.
+    private mutating func finish(key: String, deadlineAtMost bound: Int64, into d: inout FleetDecisions) -> Bool {
+        for generation in expiries.candidates(key, current: current[key]) {
+            guard let entry = entries[generation], case .running(let deadline) = entry.phase, deadline - entry.lead <= bound else { continue }
+            remove(entry)
+            d.deliveries.append(.finish(entry.observer, event(key, .finished, 0)))
+            return true
+        }
+        return false
     }
 
     /// The countdowns observed here that run and are past their deadline by `instant`: their
@@ -224,11 +263,13 @@ struct ObserverRegistry {
         entries.removeAll()
         current.removeAll()
         lastTicked.removeAll()
+        expiries = KeyspaceExpiries()
     }
 
     private mutating func remove(_ entry: ObservedCountdown) {
         entries[entry.generation] = nil
         if current[entry.key] == entry.generation { current[entry.key] = nil }
+        expiries.ended(entry.key, entry.generation)
     }
 
     private mutating func fileNextTick(_ entry: inout ObservedCountdown, after now: Int64, into d: inout FleetDecisions) {
