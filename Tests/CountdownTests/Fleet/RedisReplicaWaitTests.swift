@@ -36,7 +36,9 @@ struct RedisReplicaWaitTests {
         func masterInfo(_ section: String) throws -> String { try RedisConnection(master.endpoint).call(["INFO", section]).text ?? "" }
     }
 
-    static let acknowledged = RedisStrategy.sortedSet(replicas: .acknowledged(by: 1, within: .milliseconds(500)))
+    /// A replica in sync acknowledges within this however loaded the machine is (a bound of
+    /// 200 ms was not, under CI's four lanes).
+    static let acknowledged = RedisStrategy.sortedSet(replicas: .acknowledged(by: 1, within: .seconds(4)))
 
     @Test("256 starts at once each answer once a replica holds them, their WAITs sent together; the replica has every countdown")
     func startsWaitTogether() async throws {
@@ -76,7 +78,10 @@ struct RedisReplicaWaitTests {
             endpoint: pair.master.endpoint, namespace: "sms",
             strategy: .sortedSet(replicas: .acknowledged(by: 1, within: .milliseconds(200))))
         defer { scheduler.shutdown() }
-        #expect(try scheduler.start(key: "sms-code:+8613812345678", duration: .seconds(60)) { _ in } == .started)
+        // The replica in sync acknowledges a start: asked of a member that waits long enough.
+        let patient = try RedisCountdownScheduler(endpoint: pair.master.endpoint, namespace: "sms", strategy: Self.acknowledged)
+        #expect(try patient.start(key: "sms-code:+8613812345678", duration: .seconds(60)) { _ in } == .started)
+        patient.shutdown()
         pair.replica.kill()
         _ = realTimeWait(timeout: .seconds(10)) { (try? pair.masterInfo("replication"))?.contains("connected_slaves:0") ?? false }
         let began = SystemClocks.monotonic()
