@@ -78,27 +78,45 @@ final class PipeLoop {
         }
     }
 
-    /// Requests taken together, as calls: those next to each other that merge, merged; and the
-    /// `WAIT`s (``ReplicaWait``) last, the same ones as one: a `WAIT` moved later still waits
-    /// for every write before it, and a start followed by its `WAIT` still merges with the
-    /// next start.
+    /// Requests taken together, as calls: those that merge, merged, wherever they are among the
+    /// others; and the `WAIT`s (``ReplicaWait``) last, the same ones as one: a `WAIT` moved later
+    /// still waits for every write before it.
+    ///
+    /// Requests of different tickets were submitted by callers that had not seen each other's
+    /// answers, so they may go in any order: a start joins the start call opened before it,
+    /// across the cancels between them (only neighbours merged: at C = 256 starts and cancels
+    /// alternated, 2.1 requests a script). A ticket's own requests keep their order: each goes
+    /// into the call of the one before it or a later call.
     private static func calls(_ entries: [RedisPipe.Entry]) -> [Call] {
         var calls: [Call] = []
         var waits: [Call] = []
+        /// The call each kind of mergeable request fills now, by ``PipeRequest/mergeKey``.
+        var open: [String: Int] = [:]
+        var ticket: PipeTicket?
+        var floor = 0
         for entry in entries {
+            if entry.ticket !== ticket {
+                ticket = entry.ticket
+                floor = 0
+            }
             if case .command(let arguments) = entry.request.body, arguments.first == "WAIT" {
                 if let same = waits.firstIndex(where: { if case .command(arguments) = $0.request.body { true } else { false } }) {
                     waits[same].entries.append(entry)
                 } else {
                     waits.append(Call(request: entry.request, entries: [entry]))
                 }
-            } else if var last = calls.last, let merging = last.request.merging, last.entries.count < merging.most,
-               last.request.merges(with: entry.request) {
-                last.request = last.request.appending(entry.request)
-                last.entries.append(entry)
-                calls[calls.count - 1] = last
+                continue
+            }
+            let kind = entries.count > 1 ? entry.request.mergeKey : nil  // one alone merges with nothing
+            if let kind, let index = open[kind], index >= floor {
+                calls[index].request.append(entry.request)
+                calls[index].entries.append(entry)
+                if calls[index].entries.count >= entry.request.merging!.most { open[kind] = nil }
+                floor = index
             } else {
                 calls.append(Call(request: entry.request, entries: [entry]))
+                floor = calls.count - 1
+                if let kind, entry.request.merging!.most > 1 { open[kind] = floor }
             }
         }
         return calls + waits

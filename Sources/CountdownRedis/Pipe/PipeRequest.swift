@@ -45,25 +45,24 @@ struct PipeRequest: Sendable {
         PipeRequest(body: .script(script, keys: keys, arguments: arguments), merging: merging)
     }
 
-    /// Whether `other` may go in one call with this one (both numbered: the call record's three
-    /// arguments first, when the script is recorded).
-    func merges(with other: PipeRequest) -> Bool {
-        guard let merging, other.merging != nil,
-              case .script(let script, let keys, let arguments) = body,
-              case .script(let otherScript, let otherKeys, let otherArguments) = other.body,
-              script.name == otherScript.name, keys == otherKeys else { return false }
+    /// What requests that may go in one call share (nil: this one goes alone): the script, its
+    /// keys and its shared arguments (numbered: after the call record's three, when recorded).
+    var mergeKey: String? {
+        guard let merging, case .script(let script, let keys, let arguments) = body else { return nil }
         let skip = script.recorded ? 3 : 0
-        let end = skip + merging.shared
-        return arguments.count >= end && otherArguments.count >= end
-            && arguments[skip..<end] == otherArguments[skip..<end]
+        guard arguments.count >= skip + merging.shared else { return nil }
+        // Each part with its length first: no two different lists read the same.
+        return ([script.name] + keys + arguments[skip..<skip + merging.shared]).map { "\($0.utf8.count):\($0)" }.joined()
     }
 
-    /// This request with `other`'s items after its own.
-    func appending(_ other: PipeRequest) -> PipeRequest {
-        guard let merging, case .script(let script, let keys, let arguments) = body,
-              case .script(_, _, let otherArguments) = other.body else { return self }
-        let items = otherArguments.dropFirst((script.recorded ? 3 : 0) + merging.shared)
-        return .script(script, keys: keys, arguments: arguments + items, merging: merging)
+    /// `other`'s items after this request's own, in place (a call of 64 starts copied its
+    /// arguments 64 times when each merge made a new array).
+    mutating func append(_ other: PipeRequest) {
+        guard let merging, case .script(let script, let keys, var arguments) = body,
+              case .script(_, _, let otherArguments) = other.body else { return }
+        body = .command([])  // lets go of the arguments, so that they grow in place
+        arguments.append(contentsOf: otherArguments.dropFirst((script.recorded ? 3 : 0) + merging.shared))
+        body = .script(script, keys: keys, arguments: arguments)
     }
 }
 #endif

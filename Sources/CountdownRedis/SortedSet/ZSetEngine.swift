@@ -234,7 +234,7 @@ final class ZSetEngine: ScriptedFleetEngine {
 
     /// Starts (or attaches) of one shard waiting together on its pipe go as one script of up to
     /// ``startsPerScript``, as a batch's do: what every call pays on redis-server is paid once.
-    private static let startsTogether = PipeRequest.Merging(shared: 4, most: startsPerScript) { reply, count in
+    static let startsTogether = PipeRequest.Merging(shared: 4, most: startsPerScript) { reply, count in
         StartAnswer.split(reply, count: count)
     }
 
@@ -290,7 +290,7 @@ final class ZSetEngine: ScriptedFleetEngine {
     }
 
     /// Cancels of one shard waiting together go as one script, as starts do.
-    private static let cancelsTogether = PipeRequest.Merging(shared: 0, most: startsPerScript) { reply, count in
+    static let cancelsTogether = PipeRequest.Merging(shared: 0, most: startsPerScript) { reply, count in
         PipeRequest.Merging.split(reply, count: count) { $0 == 1 ? 3 : $0 == 0 ? 1 : nil }
     }
 }

@@ -89,6 +89,37 @@ struct RedisPipeTests {
         #expect(replies.enumerated().allSatisfy { index, reply in (try? reply.get().text) == "t\(index)" })
     }
 
+    @Test("starts and cancels of different callers queued together, alternating, go as one start script and one cancel script; each is answered its own")
+    func mergedAcrossOtherRequests() throws {
+        let server = try LocalRedisServer()
+        defer { server.remove() }
+        let pipe = try RedisPipe(server.endpoint, client: "m:calls", name: "cd-test-pipe", preload: ZSetScripts.callers)
+        defer { pipe.stop() }
+        _ = pipe.wait(pipe.submitWaiting([.command(["PING"])]))
+        let admin = try RedisConnection(server.endpoint)
+        _ = try admin.call(["CONFIG", "RESETSTAT"])
+        // Queued without waking the pipe's thread, as 64 callers' starts and 64 others' cancels
+        // would be while a write is on its way; this thread then drives them in one write.
+        let tickets = (0..<128).map { index in
+            pipe.submitWaiting([index % 2 == 0
+                ? .script(ZSetScripts.start, keys: ["{m}"], arguments: ["-1", "1", "0", "0", "m/\(index)", "sms-code:+86138\(10_000_000 + index)", "60000000"],
+                          merging: ZSetEngine.startsTogether)
+                : .script(ZSetScripts.cancel, keys: ["{m}"], arguments: ["sms-code:+86139\(10_000_000 + index)"], merging: ZSetEngine.cancelsTogether)])
+        }
+        let answers = tickets.map { pipe.wait($0)[0] }
+        let stats = try admin.call(["INFO", "commandstats"]).text ?? ""
+        let scripts = stats.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_evalsha:") }
+            .flatMap { $0.split(separator: "=")[1].split(separator: ",").first.flatMap { Int($0) } } ?? 0
+        // Only neighbours merged before: 128 scripts for these.
+        #expect(scripts == 2, "\(scripts) scripts for 64 starts and 64 cancels queued together")
+        for (index, answer) in answers.enumerated() {
+            let fields = (try? answer.get())?.elements.compactMap(\.int) ?? []
+            // A start answers {now, 0 (started), generation, deadline}; a cancel of nothing {now, 0}.
+            #expect(index % 2 == 0 ? fields.count == 4 && fields[1] == 0 : fields.count == 2 && fields[1] == 0, "request \(index) answered \(answer)")
+        }
+        #expect(try admin.call(["ZCARD", "{m}:d"]).int == 64)
+    }
+
     static func connectionsReceived(_ connection: RedisConnection) throws -> Int? {
         let info = try connection.call(["INFO", "stats"]).text ?? ""
         return info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("total_connections_received:") }
