@@ -8,7 +8,8 @@ import Foundation
 
 /// The Redis server the benchmark's fleet backends use, and where their keys go on it: the
 /// server `--redis URL` (or `REDIS_URL`) names, else a `redis-server` of the benchmark's own,
-/// started on first use on a free loopback port and stopped when the process exits.
+/// started on first use on a free loopback port and stopped when the process exits, or when
+/// SIGINT or SIGTERM ends it.
 ///
 /// Every namespace the benchmark makes is under one root (`--namespace`, `countdown-bench`
 /// unless given) and the run's own name: `ROOT:RUN:…`, its keys `{ROOT:RUN:…}…`, so that a user
@@ -58,6 +59,8 @@ enum RedisTarget {
                 let server = try LocalRedisServer()
                 own = server
                 atexit { RedisTarget.ownServer()?.remove() }
+                // A signal's default action skips `atexit`: Ctrl-C left the server running.
+                if !CountdownConformance.isFleetMember { watchSignals() }
                 return server
             } catch {
                 throw .unavailable(.refused, "no --redis given, and \(error)")
@@ -150,8 +153,8 @@ enum RedisTarget {
         }
     }
 
-    /// SIGINT (Ctrl-C) or SIGTERM while on the user's server: delete what was made, then end
-    /// as the signal would have (128 + its number).
+    /// SIGINT (Ctrl-C) or SIGTERM: delete what was made on the user's server, then end as the
+    /// signal would have (128 + its number), through `exit`, whose `atexit` stops our own server.
     private static func watchSignals() {
         guard !CountdownConformance.isFleetMember else { return }
         signalSources.withLock { sources in

@@ -1,5 +1,6 @@
 #if Redis
 import Countdown
+@testable import CountdownConformance
 import Foundation
 import Testing
 
@@ -109,6 +110,41 @@ struct RedisBenchNamespaceTests {
         #expect(process.terminationStatus == 128 + SIGINT, "\(said)")
         #expect(said.contains("deleted the"), "\(said)")
         #expect(server.keys == UserServer.kept.sorted(), "\(said)")
+    }
+
+    @Test("a run on a redis-server of its own, stopped with SIGTERM, stops that server")
+    func signalledRunStopsItsOwnServer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("countdown-pids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = SuspendTests.executable
+        process.arguments = ["run", "--backend", "redis(zset)", "--counts", "200", "--duration", "60s", "--repeat", "1", "--allow-debug", "--no-progress"]
+        // No REDIS_URL: its own server, whose id it writes into a folder of this test's.
+        var environment = ProcessInfo.processInfo.environment
+        environment["REDIS_URL"] = nil
+        environment[LocalRedisServer.processFolderVariable] = folder.path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        // SIGTERM as a terminal's user sends it: the child inherits this thread's signal mask,
+        // which may block it (libdispatch's threads do; the run then ignored it to the end).
+        var term = sigset_t(), previous = sigset_t()
+        sigemptyset(&term)
+        sigaddset(&term, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &term, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
+        let serverID = { (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.first.flatMap { Int32($0) } }
+        let running = { (id: Int32) in (try? String(contentsOfFile: "/proc/\(id)/comm", encoding: .utf8))?.hasPrefix("redis-server") == true }
+        _ = realTimeWait(timeout: .seconds(30)) { serverID() != nil }
+        let id = try #require(serverID(), "the run started no server of its own")
+        defer { if running(id) { kill(id, SIGKILL) } }  // ours: its run's child
+        Thread.sleep(forTimeInterval: 1)  // its countdowns on their way
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGTERM)
+        #expect(realTimeWait(timeout: .seconds(10)) { !running(id) }, "redis-server \(id) still runs after its run ended")
     }
 
     @Test("a run killed outright leaves its keys and its lease; once the lease has run out, the next run deletes them")
