@@ -21,9 +21,6 @@ struct KeyspaceExpiries {
     /// (ascending): they wait for their own expiry.
     private var older: [String: [Int64]] = [:]
 
-    var keptCount: Int { kept.count }
-    var olderCount: Int { older.count }
-
     mutating func expect(_ key: String) { awaited[key, default: 0] += 1 }
 
     /// A call naming `key` is answered or failed.

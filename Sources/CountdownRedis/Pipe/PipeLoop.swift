@@ -84,14 +84,14 @@ final class PipeLoop {
     ///
     /// Requests of different tickets were submitted by callers that had not seen each other's
     /// answers, so they may go in any order: a start joins the start call opened before it,
-    /// across the cancels between them (only neighbours merged: at C = 256 starts and cancels
-    /// alternated, 2.1 requests a script). A ticket's own requests keep their order: each goes
-    /// into the call of the one before it or a later call.
+    /// across the cancels between them (tasks that each start then cancel alternate the two).
+    /// A ticket's own requests keep their order: each goes into the call of the one before it
+    /// or a later call.
     private static func calls(_ entries: [RedisPipe.Entry]) -> [Call] {
         var calls: [Call] = []
         var waits: [Call] = []
         /// The call each kind of mergeable request fills now, by ``PipeRequest/mergeKey``.
-        var open: [String: Int] = [:]
+        var open: [PipeRequest.MergeKey: Int] = [:]
         var ticket: PipeTicket?
         var floor = 0
         for entry in entries {

@@ -45,14 +45,20 @@ struct PipeRequest: Sendable {
         PipeRequest(body: .script(script, keys: keys, arguments: arguments), merging: merging)
     }
 
-    /// What requests that may go in one call share (nil: this one goes alone): the script, its
-    /// keys and its shared arguments (numbered: after the call record's three, when recorded).
-    var mergeKey: String? {
+    /// What requests that may go in one call share: the script, its keys and its shared
+    /// arguments (numbered: after the call record's three, when recorded).
+    struct MergeKey: Hashable {
+        let script: String
+        let keys: [String]
+        let shared: ArraySlice<String>
+    }
+
+    /// This request's ``MergeKey`` (nil: it goes alone).
+    var mergeKey: MergeKey? {
         guard let merging, case .script(let script, let keys, let arguments) = body else { return nil }
         let skip = script.recorded ? 3 : 0
         guard arguments.count >= skip + merging.shared else { return nil }
-        // Each part with its length first: no two different lists read the same.
-        return ([script.name] + keys + arguments[skip..<skip + merging.shared]).map { "\($0.utf8.count):\($0)" }.joined()
+        return MergeKey(script: script.name, keys: keys, shared: arguments[skip..<skip + merging.shared])
     }
 
     /// `other`'s items after this request's own, in place (a call of 64 starts copied its

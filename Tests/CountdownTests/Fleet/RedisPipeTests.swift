@@ -110,8 +110,9 @@ struct RedisPipeTests {
         let stats = try admin.call(["INFO", "commandstats"]).text ?? ""
         let scripts = stats.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_evalsha:") }
             .flatMap { $0.split(separator: "=")[1].split(separator: ",").first.flatMap { Int($0) } } ?? 0
-        // Only neighbours merged before: 128 scripts for these.
-        #expect(scripts == 2, "\(scripts) scripts for 64 starts and 64 cancels queued together")
+        // One write takes them all unless the pipe's thread, between its sleeps, takes a few
+        // first (a write or two more): at most a handful. Merging only neighbours made 128.
+        #expect(scripts <= 8, "\(scripts) scripts for 64 starts and 64 cancels queued together")
         for (index, answer) in answers.enumerated() {
             let fields = (try? answer.get())?.elements.compactMap(\.int) ?? []
             // A start answers {now, 0 (started), generation, deadline}; a cancel of nothing {now, 0}.
