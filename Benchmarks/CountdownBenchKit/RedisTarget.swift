@@ -60,7 +60,7 @@ enum RedisTarget {
                 own = server
                 atexit { RedisTarget.ownServer()?.remove() }
                 // A signal's default action skips `atexit`: Ctrl-C left the server running.
-                if !CountdownConformance.isFleetMember { watchSignals() }
+                watchSignals()
                 return server
             } catch {
                 throw .unavailable(.refused, "no --redis given, and \(error)")

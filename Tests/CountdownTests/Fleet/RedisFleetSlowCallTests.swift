@@ -53,7 +53,9 @@ struct RedisFleetSlowCallTests {
     func attachAfterTheDeadline() throws {
         let result = try Self.run("fleet.attach") { SlowStarts($0) }
         #expect(result.verdict == .pass, "\(result.messages) — \(result.figure ?? "")")
-        #expect(result.figure?.contains("left of 2") == true, "the premise did not fail: \(result.figure ?? "")")
+        // Lengthened once or, on a loaded machine, twice: never judged on the first 500 ms.
+        #expect(result.figure?.contains("left of") == true && result.figure?.contains("left of 0.5") == false,
+                "the premise did not fail: \(result.figure ?? "")")
     }
 }
 #endif

@@ -11,15 +11,12 @@ enum FleetAttachCheck {
         "a fleet: a start elsewhere attaches; the replaced observer is silent within 100 ms and let go; the last one hears the finish, once",
         body: run)
 
-    static let attempts = 3
-
     static func run(_ c: CheckContext) throws {
         guard let (a, b) = try c.makeFleet(tick: .milliseconds(20)) else { return }
         // Judged only when the other scheduler's start returned before the countdown's earliest
         // deadline (the first start's beginning plus its duration), by the timestamps: one that
-        // came later may find the key free and start, as it should. Then again, four times as long.
-        var duration = Duration.milliseconds(500)
-        for attempt in 0..<attempts {
+        // came later may find the key free and start, as it should (``Lengthening``).
+        _ = try Lengthening(initial: .milliseconds(500), call: "start").run(c, "attach") { duration, attempt -> Void? in
             let key = "fleet:attach:\(attempt)"
             let first = a.recorder(), second = b.recorder()
             let began = a.now()
@@ -30,13 +27,11 @@ enum FleetAttachCheck {
             let returned = b.now()
             if case .attached = answer {} else if returned >= began + nanoseconds(duration) {
                 _ = b.scheduler.cancel(key: key)
-                duration *= 4
-                continue
+                return nil
             }
             judge(a, b, c, key: key, duration: duration, answer: answer, returned: returned, first: first, second: second, watched: watched)
-            return
+            return ()
         }
-        c.inconclusive("in \(attempts) tries the other scheduler's start came after the countdown's deadline (the last \(DurationText.nanoseconds(Double(nanoseconds(duration / 4))))): a loaded machine")
     }
 
     private static func judge(
