@@ -26,8 +26,10 @@ import Dispatch
 ///   observer hears, as a second attach does within one process, and A lets the observer go.
 ///   Across processes it takes one hop: once B's call has returned, A's observer hears nothing
 ///   that begins more than 100 ms later (on loopback the hop takes about a millisecond). The
-///   same goes for a cancel or a pause made in another process than the observer's. Within one
-///   process the contract holds exactly.
+///   same goes for a cancel or a pause made in another process than the observer's. A member
+///   that cannot read its inbox (`redis(zset)`; its connection broke) holds its observers'
+///   ticks from 50 ms on until it has read what it missed: a tick lost, not one heard by a
+///   replaced observer. Within one process the contract holds exactly.
 /// - **Nothing dropped for coming first.** What another member does to a countdown reaches this
 ///   member on another connection than its own call's answer, and may come first: it is kept
 ///   until the answer comes, then applied (an observer is never orphaned by a race).

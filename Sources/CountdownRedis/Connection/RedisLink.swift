@@ -48,6 +48,8 @@ final class RedisLink: Sendable {
         var digests: [String: String] = [:]
         /// The serial of the next recorded call.
         var nextSerial: Int64 = 1
+        /// Connections made so far, each answered its first command (``connectionsMade``).
+        var made = 0
     }
 
     /// How many answers the server keeps for this link (``CallRecord``): a quarter of them at
@@ -69,8 +71,13 @@ final class RedisLink: Sendable {
         self.commandTimeout = commandTimeout
         self.patience = patience
         let (connection, node) = try ClusterRoute.connect(endpoint, route, commandTimeout: commandTimeout)
-        slot = Locked(Slot(connection: connection, node: node))
+        slot = Locked(Slot(connection: connection, node: node, made: 1))
     }
+
+    /// How many connections this link has made, each one the server answered (its `PING`,
+    /// `AUTH` or `SELECT`): one that grew since a failure says the server answers, and the
+    /// connection broke after (a dropped answer, a reset), not that nothing answers.
+    var connectionsMade: Int { slot.withLock { $0.made } }
 
     func call(_ arguments: [String]) throws(RedisFailure) -> RedisReply {
         try withConnection { (_: inout Slot, connection: RedisConnection) throws(RedisFailure) in
@@ -182,6 +189,7 @@ final class RedisLink: Sendable {
                     s.connection = nil
                     connection = try connect(s.node ?? endpoint)
                     s.connection = connection
+                    s.made += 1
                 }
                 return try body(&s, connection)
             } catch {

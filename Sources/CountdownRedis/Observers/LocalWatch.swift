@@ -16,6 +16,7 @@ final class LocalWatch: Sendable {
 
     private struct State {
         var registry: ObserverRegistry
+        var hearing: InboxHearing
         var ticks = TickHeap()
         var pipeline = DeliveryPipeline<FleetDelivery>()
         /// The instant the ticks' thread sleeps until: only an earlier tick wakes it.
@@ -27,13 +28,14 @@ final class LocalWatch: Sendable {
     /// ``FleetDefects/silencesOnlyOnItsOwnCall``: false in every member a user makes.
     private let silencesOnlyOnItsOwnCall: Bool
 
-    init(tick: Duration, queue: DispatchQueue, defects: FleetDefects = []) {
+    /// `shardOf` names the shard whose inbox tells of a key (``InboxHearing``).
+    init(tick: Duration, queue: DispatchQueue, shardOf: @escaping @Sendable (String) -> Int = { _ in 0 }, defects: FleetDefects = []) {
         self.tick = tick.nanoseconds
         self.queue = queue
         var registry = ObserverRegistry(tick: tick.nanoseconds)
         registry.dropsNoticesBeforeAnswers = defects.contains(.dropsNoticesBeforeAnswers)
         silencesOnlyOnItsOwnCall = defects.contains(.silencesOnlyOnItsOwnCall)
-        state = Locked(State(registry: registry))
+        state = Locked(State(registry: registry, hearing: InboxHearing(shardOf: shardOf)))
     }
 
     static func now() -> Int64 { Int64(SystemClocks.monotonic()) }
@@ -71,6 +73,15 @@ final class LocalWatch: Sendable {
         let now = Self.now()
         decide { r, d in r.receive(notice, now: now, into: &d) }
     }
+
+    /// The inbox reader of `shard` could not read (``InboxHearing/lost(shard:at:)``).
+    func inboxLost(shard: Int) {
+        let now = Self.now()
+        state.withLock { $0.hearing.lost(shard: shard, at: now) }
+    }
+
+    /// The inbox reader of `shard` has read everything it missed.
+    func inboxRegained(shard: Int) { state.withLock { $0.hearing.regained(shard: shard) } }
 
     /// A keyspace notification said `key` expired.
     func finishExpired(key: String, slack: Int64) {
@@ -137,7 +148,7 @@ final class LocalWatch: Sendable {
             var d = FleetDecisions()
             while let top = s.ticks.peek(), top.instant <= now {
                 s.ticks.pop()
-                s.registry.tick(generation: top.generation, instant: top.instant, now: now, into: &d)
+                s.registry.tick(generation: top.generation, instant: top.instant, now: now, hearing: s.hearing, into: &d)
             }
             let queueDrain = carryOut(d, in: &s)
             let next = s.ticks.peek()?.instant

@@ -232,11 +232,13 @@ struct ObserverRegistry {
     }
 
     /// The tick filed for `instant` of `generation` is due: tell the remaining time, file the next.
-    mutating func tick(generation: Int64, instant: Int64, now: Int64, into d: inout FleetDecisions) {
+    /// A tick held (`hearing` says its shard's inbox went unread too long) is not delivered;
+    /// the next one is filed as usual.
+    mutating func tick(generation: Int64, instant: Int64, now: Int64, hearing: InboxHearing = InboxHearing(), into d: inout FleetDecisions) {
         guard var entry = entries[generation], entry.nextTick == instant, case .running(let deadline) = entry.phase
         else { return }
         let remaining = min(deadline - now, entry.leastTold)
-        if remaining > 0 {
+        if remaining > 0, !hearing.holds(entry.key, now: now) {
             entry.leastTold = remaining
             d.deliveries.append(.tick(entry.observer, epoch: entry.epoch, event(entry.key, .tick, remaining)))
         }

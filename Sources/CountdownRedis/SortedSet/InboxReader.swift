@@ -13,6 +13,8 @@ final class InboxReader: Sendable {
     private let box: String
     private let processing: String
     private let handle: @Sendable ([FleetMessage]) -> Void
+    /// Told false at each failure, true once everything missed has been read (``InboxHearing``).
+    private let hearing: @Sendable (Bool) -> Void
     private let stopped: @Sendable () -> Bool
     /// Told each failure, with the command that met it (``BackgroundFailures``).
     private let failed: @Sendable (RedisFailure, String) -> Void
@@ -23,8 +25,8 @@ final class InboxReader: Sendable {
     /// move the next messages and lose the answer of the first.
     init(
         link: RedisLink, box: String, processing: String, handle: @escaping @Sendable ([FleetMessage]) -> Void,
-        stopped: @escaping @Sendable () -> Bool, failed: @escaping @Sendable (RedisFailure, String) -> Void = { _, _ in },
-        defects: FleetDefects = []
+        hearing: @escaping @Sendable (Bool) -> Void = { _ in }, stopped: @escaping @Sendable () -> Bool,
+        failed: @escaping @Sendable (RedisFailure, String) -> Void = { _, _ in }, defects: FleetDefects = []
     ) {
         self.failed = failed
         forgets = defects.contains(.forgetsProcessingList)
@@ -32,6 +34,7 @@ final class InboxReader: Sendable {
         self.box = box
         self.processing = processing
         self.handle = handle
+        self.hearing = hearing
         self.stopped = stopped
     }
 
@@ -54,14 +57,22 @@ final class InboxReader: Sendable {
     private func run() {
         var recovering = true
         var failures = 0
+        var madeAtFailure = link.connectionsMade
         var step = "LRANGE"
         while !stopped() {
             do {
                 if recovering {
+                    // What the processing list holds (moved, perhaps never handled), then what
+                    // waits in the inbox, moved without blocking: once both are handled, every
+                    // message sent before the script ran has been heard (``InboxHearing``).
                     step = "LRANGE"
                     let left = try Self.answered(link.call(["LRANGE", processing, "0", "-1"])).elements.compactMap(\.text)
                     failures = 0  // the connection answers: a break before it is not backed off
                     if !forgets { handle(left.compactMap(FleetMessage.init)) }
+                    step = "move-inbox script"
+                    let waiting = try Self.answered(link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]))
+                    handle(waiting.elements.compactMap(\.text).compactMap(FleetMessage.init))
+                    hearing(true)
                     step = "DEL"
                     try Self.answered(link.call(["DEL", processing]))
                     recovering = false
@@ -77,22 +88,31 @@ final class InboxReader: Sendable {
                 try Self.answered(link.call(["DEL", processing]))
             } catch {
                 if !stopped() { failed(error, step) }
+                hearing(false)
                 // A connection that answered and then broke (a dropped answer, a reset) is made
-                // again at once: a message waiting behind it must reach its observer within the
-                // fleet's 100 ms. Only a server that answers nothing is asked again less and less
-                // often, up to 100 ms apart (fleet.faults in CI: backing off after every failure,
-                // replaced observers ticked up to 393 ms on).
+                // again at once, up to four times in a row: a message waiting behind it must
+                // reach its observer within the fleet's 100 ms. A connection made since the last
+                // failure answered (its handshake), so the server is there. fleet.faults in CI:
+                // backing off after every failure, replaced observers ticked up to 393 ms on;
+                // after every second one, with four answers dropped in a row (one in eleven each)
+                // on a loaded machine, 160-200 ms on. More failures in a row, or a server that
+                // answers nothing, are asked again less and less often, up to 100 ms apart (a
+                // server that answers the handshake and breaks every read is not hammered).
                 recovering = true
+                let made = link.connectionsMade
+                let answered = made != madeAtFailure
+                madeAtFailure = made
                 failures += 1
                 if stopped() { continue }
+                let free = answered ? 4 : 1
                 if case .server = error, !error.isTransient {
                     // A refusal (a permission missing, a full server), not a server loading or a
                     // slot moving: it will answer the same for a while. Ten tries a second at
                     // most, from the first (a refused BLMOVE, read as a second without a message,
                     // was sent again at once: 62 062 times in 2.5 s).
                     usleep(100_000)
-                } else if failures > 1 {
-                    usleep(UInt32(min(5_000 << min(failures - 2, 5), 100_000)))
+                } else if failures > free {
+                    usleep(UInt32(min(5_000 << min(failures - free - 1, 5), 100_000)))
                 }
             }
         }

@@ -44,7 +44,7 @@ final class ZSetEngine: ScriptedFleetEngine {
         shardCapacity = settings.capacity.map { ($0 + layout.count - 1) / layout.count }
         let member = newMemberName()
         self.member = member
-        let watch = LocalWatch(tick: settings.tickInterval, queue: settings.deliveryQueue, defects: defects)
+        let watch = LocalWatch(tick: settings.tickInterval, queue: settings.deliveryQueue, shardOf: { layout.index(of: $0) }, defects: defects)
         self.watch = watch
         let clock = ServerClock()
         self.clock = clock
@@ -73,11 +73,13 @@ final class ZSetEngine: ScriptedFleetEngine {
                     watch.receive(FleetNotice(generation: generation, token: token, kind: .finished))
                 }
                 claimers.append(claimer)
+                let shard = inboxes.count
                 inboxes.append(InboxReader(
                     link: inboxLink, box: "\(prefix):i:\(member)", processing: "\(prefix):w:\(member)",
                     handle: { messages in
                         for message in messages { ZSetInboxMessage.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
                     },
+                    hearing: { $0 ? watch.inboxRegained(shard: shard) : watch.inboxLost(shard: shard) },
                     stopped: { watch.isStopped }, failed: { background.record($0, in: "the inbox reader's \($1)") }, defects: defects))
             }
         } catch {

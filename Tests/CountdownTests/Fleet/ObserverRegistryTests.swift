@@ -232,5 +232,36 @@ struct ObserverRegistryTests {
         #expect(TickGrid.next(deadline: 10 * Self.second, duration: 10 * Self.second, tick: Self.second, after: 9 * Self.second) == nil)
         #expect(TickGrid.next(deadline: .max, duration: 10, tick: .max / 2, after: 0) == nil)
     }
+
+    @Test("a tick is held while its shard's inbox has gone unread past the grace, and the next one filed: other shards tick on")
+    func ticksHeldWhileDeaf() {
+        var f = Fixture()
+        let a = FleetObserver { _ in }, b = FleetObserver { _ in }
+        let shardOf: @Sendable (String) -> Int = { $0.hasPrefix("b:") ? 1 : 0 }
+        var hearing = InboxHearing(shardOf: shardOf)
+        _ = f.registry.expect("m/1")
+        f.registry.observe(Self.answer("m/1", key: "a:1", observer: a), now: 0, into: &f.decisions)
+        _ = f.registry.expect("m/2")
+        f.registry.observe(Self.answer("m/2", generation: 8, key: "b:1", observer: b), now: 0, into: &f.decisions)
+        let second = Self.second, grace = InboxHearing.grace
+        // Shard 0's reader fails just before the first tick: within the grace, it ticks.
+        hearing.lost(shard: 0, at: second - grace)
+        #expect(!hearing.holds("a:1", now: second - grace + grace), "held within the grace")
+        f.registry.tick(generation: 7, instant: second, now: second, hearing: hearing, into: &f.decisions)
+        f.registry.tick(generation: 8, instant: second, now: second, hearing: hearing, into: &f.decisions)
+        // Past the grace: shard 0's tick is held, shard 1's is not; a second failure does not move the start.
+        hearing.lost(shard: 0, at: 2 * second)
+        #expect(hearing.holds("a:1", now: 2 * second) && !hearing.holds("b:1", now: 2 * second))
+        f.registry.tick(generation: 7, instant: 2 * second, now: 2 * second, hearing: hearing, into: &f.decisions)
+        f.registry.tick(generation: 8, instant: 2 * second, now: 2 * second, hearing: hearing, into: &f.decisions)
+        #expect(f.registry.entries[7]?.nextTick == 3 * second, "the held tick's successor was not filed")
+        // Read again: it ticks on, with the remaining of its own instant.
+        hearing.regained(shard: 0)
+        #expect(!hearing.isDeaf)
+        f.registry.tick(generation: 7, instant: 3 * second, now: 3 * second, hearing: hearing, into: &f.decisions)
+        f.deliver([ObjectIdentifier(a): "a", ObjectIdentifier(b): "b"])
+        #expect(f.heard["a"] == ["told 10", "tick 9", "tick 7"])
+        #expect(f.heard["b"] == ["told 10", "tick 9", "tick 8"])
+    }
 }
 #endif
