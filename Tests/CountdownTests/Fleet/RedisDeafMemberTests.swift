@@ -34,6 +34,22 @@ struct RedisDeafMemberTests {
         /// (`P:w:<member>`), as its blocking move, its reread and its move script do.
         func deafen() { proxy.inject(.dropAnswers(probability: 1, toRequestsContaining: ":w:")) }
 
+        /// Whether both members' inbox readers wait in their blocking move, as the server sees
+        /// them: past their first reading, which, on a loaded machine, could otherwise still be
+        /// on its way when the test deafens A (then A was deaf from its start, and held its
+        /// observer's ticks before the test had seen any: 3 runs of 8 beside `stress-ng --cpu 6`).
+        func readersWait() throws -> Bool {
+            let admin = try RedisConnection(server.endpoint)
+            let deadline = SystemClocks.monotonic() + 10_000_000_000
+            while SystemClocks.monotonic() < deadline {
+                let clients = try admin.call(["CLIENT", "LIST"]).text ?? ""
+                let waiting = clients.split(whereSeparator: \.isNewline).filter { $0.contains("cmd=blmove") && $0.contains("flags=b") }
+                if waiting.count >= 2 { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+
         func stop() {
             a.shutdown()
             b.shutdown()
@@ -52,6 +68,7 @@ struct RedisDeafMemberTests {
         let fleet = try Fleet()
         defer { fleet.stop() }
         let log = recorder()
+        #expect(try fleet.readersWait(), "the members' inbox readers never waited in their blocking move")
         #expect(try fleet.a.start(key: Self.key, duration: .seconds(3), observer: log.observer) == .started)
         fleet.deafen()
         // The reader's blocking move sent before deafen() answers as usual; the next is dropped
