@@ -28,8 +28,8 @@ import Dispatch
 ///   that begins more than 100 ms later (on loopback the hop takes about a millisecond). The
 ///   same goes for a cancel or a pause made in another process than the observer's. A member
 ///   that cannot read its inbox (`redis(zset)`; its connection broke) holds its observers'
-///   ticks from 50 ms on until it has read what it missed: a tick lost, not one heard by a
-///   replaced observer. Within one process the contract holds exactly.
+///   ticks from 50 ms after its last answer until it has read what it missed, those already
+///   on their way to the observer too: a tick lost, not one heard by a replaced observer. Within one process the contract holds exactly.
 /// - **Nothing dropped for coming first.** What another member does to a countdown reaches this
 ///   member on another connection than its own call's answer, and may come first: it is kept
 ///   until the answer comes, then applied (an observer is never orphaned by a race).

@@ -1,5 +1,6 @@
 #if Redis
 import Countdown
+import CountdownSupport
 
 /// What the registry decides to tell an observer, delivered on the delivery queue in the order
 /// decided (through the engine's ``DeliveryPipeline``, which ``LocalWatch`` runs).
@@ -18,12 +19,15 @@ enum FleetDelivery: Sendable {
 extension FleetDelivery {
     /// On the delivery queue: delivers `batch` in order, with no lock held; a tick only if its
     /// observer's gate still reads the epoch it was decided in (a pause, a replacement or a
-    /// cancel decided meanwhile moved it).
-    static func deliver(_ batch: ContiguousArray<FleetDelivery>) {
+    /// cancel decided meanwhile moved it) and `hearing`, the member's as the batch was taken,
+    /// does not hold it now.
+    static func deliver(_ batch: ContiguousArray<FleetDelivery>, hearing: InboxHearing = InboxHearing()) {
         for delivery in batch {
             switch delivery {
             case .tick(let observer, let epoch, let event):
-                if observer.epoch == epoch { observer.observer(event) }
+                guard observer.epoch == epoch else { continue }
+                if hearing.isDeaf, hearing.holds(event.key, now: Int64(SystemClocks.monotonic())) { continue }
+                observer.observer(event)
             case .told(let observer, let event):
                 observer.observer(event)
             case .finish(let observer, let event):

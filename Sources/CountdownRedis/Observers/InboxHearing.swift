@@ -2,19 +2,21 @@
 /// Whether this member hears each shard's inbox, decided as a value. A member learns that
 /// another member's call ended one of its observers (an attach, a cancel, a pause) only from
 /// its inbox; while the inbox reader cannot read (its connection broke and it is reading what
-/// it missed), the member does not know which of its observers still are. It goes on ticking
-/// them for ``grace``, then holds their ticks until the reader has read everything it missed:
-/// a tick it held is a tick lost (as a late thread loses one), never one heard by an observer
-/// ended more than the fleet's 100 ms ago (fleet.faults in CI: a reader that met several dropped
-/// answers in a row, on a loaded machine, let replaced observers tick 160-200 ms after the call
-/// that replaced them).
+/// it missed), the member does not know which of its observers still are. From the last answer
+/// its reader had (a message pushed since then may be waiting unheard) it ticks them for
+/// ``grace``, then holds their ticks until the reader has read everything it missed: a tick it
+/// held is a tick lost (as a late thread loses one), never one heard by an observer ended more
+/// than the fleet's 100 ms ago (fleet.faults in CI: a reader that met several dropped answers in
+/// a row, on a loaded machine, let replaced observers tick 160-200 ms after the call that
+/// replaced them). Ticks are held where they are decided and again where they are delivered:
+/// a tick decided before the reader knew, delivered after, is held too.
 struct InboxHearing {
-    /// How long a shard's inbox may go unread before its observers' ticks are held. A notice
-    /// sent before the reader's connection broke reached it within a hop (about a millisecond
-    /// on loopback), so holding from `grace` on keeps every tick within the 100 ms bound with
-    /// half of it left for that hop and the reader's own handling; a recovery shorter than it
-    /// (almost every one: a new connection and a read, 2 ms at the median beside `stress-ng
-    /// --cpu 2`) holds nothing.
+    /// How long after its reader's last answer a shard's inbox may go unread before its
+    /// observers' ticks are held. A reader waiting in its blocking move hears a notice within a
+    /// hop (about a millisecond on loopback); once it knows it cannot read, any notice since
+    /// its last answer may be waiting. Holding from `grace` after that answer keeps every tick
+    /// the member decides or delivers after it knows within the 100 ms bound, with half of it
+    /// left for the reader to learn that its connection broke.
     static let grace: Int64 = 50_000_000
 
     /// Each shard whose inbox is not read now, and since when (monotonic nanoseconds).
@@ -24,8 +26,9 @@ struct InboxHearing {
 
     init(shardOf: @escaping @Sendable (String) -> Int = { _ in 0 }) { self.shardOf = shardOf }
 
-    /// The reader of `shard` could not read at `instant` (the first failure of a series counts).
-    mutating func lost(shard: Int, at instant: Int64) {
+    /// The reader of `shard` could not read; its last answer came at `instant` (the first
+    /// failure of a series counts).
+    mutating func lost(shard: Int, since instant: Int64) {
         if deafSince[shard] == nil { deafSince[shard] = instant }
     }
 
@@ -40,5 +43,20 @@ struct InboxHearing {
 
     /// Whether any shard's inbox is not read now.
     var isDeaf: Bool { !deafSince.isEmpty }
+
+    /// What a reader tells of its inbox.
+    enum Change: Sendable {
+        /// It could not read; its last answer came at `since` (monotonic nanoseconds).
+        case lost(since: Int64)
+        /// It has read everything sent to it before it asked again.
+        case regained
+    }
+
+    mutating func apply(_ change: Change, shard: Int) {
+        switch change {
+        case .lost(let since): lost(shard: shard, since: since)
+        case .regained: regained(shard: shard)
+        }
+    }
 }
 #endif

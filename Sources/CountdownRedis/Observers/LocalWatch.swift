@@ -74,14 +74,8 @@ final class LocalWatch: Sendable {
         decide { r, d in r.receive(notice, now: now, into: &d) }
     }
 
-    /// The inbox reader of `shard` could not read (``InboxHearing/lost(shard:at:)``).
-    func inboxLost(shard: Int) {
-        let now = Self.now()
-        state.withLock { $0.hearing.lost(shard: shard, at: now) }
-    }
-
-    /// The inbox reader of `shard` has read everything it missed.
-    func inboxRegained(shard: Int) { state.withLock { $0.hearing.regained(shard: shard) } }
+    /// The inbox reader of `shard` could not read, or has read everything it missed (``InboxHearing``).
+    func inbox(_ change: InboxHearing.Change, shard: Int) { state.withLock { $0.hearing.apply(change, shard: shard) } }
 
     /// A keyspace notification said `key` expired.
     func finishExpired(key: String, slack: Int64) {
@@ -189,16 +183,18 @@ final class LocalWatch: Sendable {
     /// decided while it runs, a batch per hold of the lock, until its ``DrainRun`` ends it (at
     /// its turn it hands the queue back to a drain queued again). It never lingers: the ticks'
     /// thread wakes on its own, not on this queue.
+    /// Each batch is taken with the member's hearing as it stands then: a tick decided before
+    /// its shard's reader knew it could not read is held here as well (``InboxHearing``).
     private func drain() {
         var batch = DeliveryBatch<FleetDelivery>()
-        var run = state.withLock {
-            $0.pipeline.beginDrain(at: SystemClocks.monotonic(), lingering: false, continuing: false, into: &batch)
+        var (run, hearing) = state.withLock {
+            ($0.pipeline.beginDrain(at: SystemClocks.monotonic(), lingering: false, continuing: false, into: &batch), $0.hearing)
         }
         while true {
             batch.releaseOversized()
             let delivering = !batch.deliveries.isEmpty
             if delivering {
-                FleetDelivery.deliver(batch.deliveries)
+                FleetDelivery.deliver(batch.deliveries, hearing: hearing)
                 // Emptied with no lock held: an observer may go with its last delivery.
                 batch.deliveries.removeAll(keepingCapacity: true)
             }
@@ -209,9 +205,11 @@ final class LocalWatch: Sendable {
                 return
             case .take(let handingBack):
                 if handingBack != nil { queue.async { self.drain() } }
-                if state.withLock({ $0.pipeline.takeOrEnd(into: &batch, handedBack: handingBack != nil, at: now) }) {
-                    return
+                let ended: Bool
+                (ended, hearing) = state.withLock {
+                    ($0.pipeline.takeOrEnd(into: &batch, handedBack: handingBack != nil, at: now), $0.hearing)
                 }
+                if ended { return }
             case .gather, .takeLingering:
                 preconditionFailure("a drain that does not linger neither gathers nor lingers")
             }

@@ -13,8 +13,9 @@ final class InboxReader: Sendable {
     private let box: String
     private let processing: String
     private let handle: @Sendable ([FleetMessage]) -> Void
-    /// Told false at each failure, true once everything missed has been read (``InboxHearing``).
-    private let hearing: @Sendable (Bool) -> Void
+    /// Told at each failure, with the instant of the last answer, and once everything missed
+    /// has been read (``InboxHearing``).
+    private let hearing: @Sendable (InboxHearing.Change) -> Void
     private let stopped: @Sendable () -> Bool
     /// Told each failure, with the command that met it (``BackgroundFailures``).
     private let failed: @Sendable (RedisFailure, String) -> Void
@@ -25,7 +26,7 @@ final class InboxReader: Sendable {
     /// move the next messages and lose the answer of the first.
     init(
         link: RedisLink, box: String, processing: String, handle: @escaping @Sendable ([FleetMessage]) -> Void,
-        hearing: @escaping @Sendable (Bool) -> Void = { _ in }, stopped: @escaping @Sendable () -> Bool,
+        hearing: @escaping @Sendable (InboxHearing.Change) -> Void = { _ in }, stopped: @escaping @Sendable () -> Bool,
         failed: @escaping @Sendable (RedisFailure, String) -> Void = { _, _ in }, defects: FleetDefects = []
     ) {
         self.failed = failed
@@ -59,6 +60,9 @@ final class InboxReader: Sendable {
         var failures = 0
         var madeAtFailure = link.connectionsMade
         var step = "LRANGE"
+        // When the reader was last answered: a notice pushed since may wait unheard when its
+        // connection breaks (a blocking move waits up to a second before it is answered).
+        var answeredAt = Int64(SystemClocks.monotonic())
         while !stopped() {
             do {
                 if recovering {
@@ -68,18 +72,21 @@ final class InboxReader: Sendable {
                     step = "LRANGE"
                     let left = try Self.answered(link.call(["LRANGE", processing, "0", "-1"])).elements.compactMap(\.text)
                     failures = 0  // the connection answers: a break before it is not backed off
+                    answeredAt = Int64(SystemClocks.monotonic())
                     if !forgets { handle(left.compactMap(FleetMessage.init)) }
                     step = "move-inbox script"
                     let waiting = try Self.answered(link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]))
                     handle(waiting.elements.compactMap(\.text).compactMap(FleetMessage.init))
-                    hearing(true)
+                    hearing(.regained)
                     step = "DEL"
                     try Self.answered(link.call(["DEL", processing]))
+                    answeredAt = Int64(SystemClocks.monotonic())
                     recovering = false
                 }
                 step = "BLMOVE"
                 let moved = try Self.answered(link.call(["BLMOVE", box, processing, "LEFT", "RIGHT", "1"]))
                 failures = 0
+                answeredAt = Int64(SystemClocks.monotonic())
                 guard case .string(let first) = moved else { continue }  // a second without a message
                 // Handled at once, before the round trip that moves the rest: a notice is heard
                 // one round trip sooner (CI's fleet --quick, no faults, a loaded machine: ticks
@@ -90,9 +97,10 @@ final class InboxReader: Sendable {
                 handle(more.elements.compactMap(\.text).compactMap(FleetMessage.init))
                 step = "DEL"
                 try Self.answered(link.call(["DEL", processing]))
+                answeredAt = Int64(SystemClocks.monotonic())
             } catch {
                 if !stopped() { failed(error, step) }
-                hearing(false)
+                hearing(.lost(since: answeredAt))
                 // A connection that answered and then broke (a dropped answer, a reset) is made
                 // again at once, up to four times in a row: a message waiting behind it must
                 // reach its observer within the fleet's 100 ms. A connection made since the last

@@ -79,7 +79,7 @@ final class ZSetEngine: ScriptedFleetEngine {
                     handle: { messages in
                         for message in messages { ZSetInboxMessage.handle(message, watch: watch, claimer: claimer, clock: clock, defects: defects) }
                     },
-                    hearing: { $0 ? watch.inboxRegained(shard: shard) : watch.inboxLost(shard: shard) },
+                    hearing: { watch.inbox($0, shard: shard) },
                     stopped: { watch.isStopped }, failed: { background.record($0, in: "the inbox reader's \($1)") }, defects: defects))
             }
         } catch {

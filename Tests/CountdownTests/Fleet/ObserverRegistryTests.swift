@@ -245,12 +245,12 @@ struct ObserverRegistryTests {
         f.registry.observe(Self.answer("m/2", generation: 8, key: "b:1", observer: b), now: 0, into: &f.decisions)
         let second = Self.second, grace = InboxHearing.grace
         // Shard 0's reader fails just before the first tick: within the grace, it ticks.
-        hearing.lost(shard: 0, at: second - grace)
+        hearing.lost(shard: 0, since: second - grace)
         #expect(!hearing.holds("a:1", now: second - grace + grace), "held within the grace")
         f.registry.tick(generation: 7, instant: second, now: second, hearing: hearing, into: &f.decisions)
         f.registry.tick(generation: 8, instant: second, now: second, hearing: hearing, into: &f.decisions)
         // Past the grace: shard 0's tick is held, shard 1's is not; a second failure does not move the start.
-        hearing.lost(shard: 0, at: 2 * second)
+        hearing.lost(shard: 0, since: 2 * second)
         #expect(hearing.holds("a:1", now: 2 * second) && !hearing.holds("b:1", now: 2 * second))
         f.registry.tick(generation: 7, instant: 2 * second, now: 2 * second, hearing: hearing, into: &f.decisions)
         f.registry.tick(generation: 8, instant: 2 * second, now: 2 * second, hearing: hearing, into: &f.decisions)
