@@ -12,11 +12,11 @@
 /// a tick decided before the reader knew, delivered after, is held too.
 struct InboxHearing {
     /// How long after its reader's last answer a shard's inbox may go unread before its
-    /// observers' ticks are held. A reader waiting in its blocking move hears a notice within a
-    /// hop (about a millisecond on loopback); once it knows it cannot read, any notice since
-    /// its last answer may be waiting. Holding from `grace` after that answer keeps every tick
-    /// the member decides or delivers after it knows within the 100 ms bound, with half of it
-    /// left for the reader to learn that its connection broke.
+    /// observers' ticks are held. Once the reader knows it cannot read, any notice pushed since
+    /// its last answer may be waiting; a tick that begins within `grace` of that answer begins
+    /// within `grace` of any such notice, and so of the call that sent it: inside the 100 ms
+    /// bound, with half of it left for the delivery. Later ticks are held. A recovery that reads
+    /// again within `grace` of the last answer holds nothing.
     static let grace: Int64 = 50_000_000
 
     /// Each shard whose inbox is not read now, and since when (monotonic nanoseconds).
