@@ -63,6 +63,12 @@ final class InboxReader: Sendable {
         // When the reader was last answered: a notice pushed since may wait unheard when its
         // connection breaks (a blocking move waits up to a second before it is answered).
         var answeredAt = Int64(SystemClocks.monotonic())
+        /// A call's reply, its instant kept as the last answer's; the server's refusal thrown.
+        func ask(_ call: () throws(RedisFailure) -> RedisReply) throws(RedisFailure) -> RedisReply {
+            let reply = try Self.answered(call())
+            answeredAt = Int64(SystemClocks.monotonic())
+            return reply
+        }
         while !stopped() {
             do {
                 if recovering {
@@ -70,34 +76,30 @@ final class InboxReader: Sendable {
                     // waits in the inbox, moved without blocking: once both are handled, every
                     // message sent before the script ran has been heard (``InboxHearing``).
                     step = "LRANGE"
-                    let left = try Self.answered(link.call(["LRANGE", processing, "0", "-1"])).elements.compactMap(\.text)
+                    let left = try ask { () throws(RedisFailure) in try link.call(["LRANGE", processing, "0", "-1"]) }.elements.compactMap(\.text)
                     failures = 0  // the connection answers: a break before it is not backed off
-                    answeredAt = Int64(SystemClocks.monotonic())
                     if !forgets { handle(left.compactMap(FleetMessage.init)) }
                     step = "move-inbox script"
-                    let waiting = try Self.answered(link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]))
+                    let waiting = try ask { () throws(RedisFailure) in try link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]) }
                     handle(waiting.elements.compactMap(\.text).compactMap(FleetMessage.init))
                     hearing(.regained)
                     step = "DEL"
-                    try Self.answered(link.call(["DEL", processing]))
-                    answeredAt = Int64(SystemClocks.monotonic())
+                    _ = try ask { () throws(RedisFailure) in try link.call(["DEL", processing]) }
                     recovering = false
                 }
                 step = "BLMOVE"
-                let moved = try Self.answered(link.call(["BLMOVE", box, processing, "LEFT", "RIGHT", "1"]))
+                let moved = try ask { () throws(RedisFailure) in try link.call(["BLMOVE", box, processing, "LEFT", "RIGHT", "1"]) }
                 failures = 0
-                answeredAt = Int64(SystemClocks.monotonic())
                 guard case .string(let first) = moved else { continue }  // a second without a message
                 // Handled at once, before the round trip that moves the rest: a notice is heard
                 // one round trip sooner (CI's fleet --quick, no faults, a loaded machine: ticks
                 // began 105-165 ms after the call that ended their observers).
                 handle(FleetMessage(first).map { [$0] } ?? [])
                 step = "move-inbox script"
-                let more = try Self.answered(link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]))
+                let more = try ask { () throws(RedisFailure) in try link.run(ZSetScripts.moveInbox, keys: [box, processing], arguments: ["511"]) }
                 handle(more.elements.compactMap(\.text).compactMap(FleetMessage.init))
                 step = "DEL"
-                try Self.answered(link.call(["DEL", processing]))
-                answeredAt = Int64(SystemClocks.monotonic())
+                _ = try ask { () throws(RedisFailure) in try link.call(["DEL", processing]) }
             } catch {
                 if !stopped() { failed(error, step) }
                 hearing(.lost(since: answeredAt))
